@@ -1,0 +1,1 @@
+"""resobj: versioned domain objects for tracking cloud compute resources."""

@@ -1,0 +1,14 @@
+"""Configuration options of resobj.
+
+Nothing here touches a global ``cfg.CONF``: callers create a
+``ConfigOpts``, pass it to :func:`register_opts`, then parse it.
+"""
+
+from resobj.conf import database
+from resobj.conf import paths
+
+
+def register_opts(conf):
+    """Register every resobj option group on ``conf`` (a ``ConfigOpts``)."""
+    paths.register_opts(conf)
+    database.register_opts(conf)

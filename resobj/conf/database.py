@@ -1,0 +1,27 @@
+"""Database options: oslo.db's ``[database]`` group plus resobj's own."""
+
+from oslo_config import cfg
+from oslo_db import options as db_options
+
+resobj_database_opts = [
+    cfg.IntOpt(
+        'sqlite_busy_timeout',
+        default=30,
+        min=0,
+        help='Seconds an embedded SQLite connection waits for another '
+             'writer to finish before failing with "database is locked". '
+             'Only used with sqlite:// connection URLs.'),
+]
+
+
+def register_opts(conf):
+    # oslo.db's own [database] options: connection, slave_connection (the
+    # read replica), pool sizes, retries and so on.
+    db_options.set_defaults(conf)
+    conf.register_opts(resobj_database_opts, group='database')
+
+
+def list_opts():
+    # oslo.db's options come from its own 'oslo.db' namespace in the sample
+    # config generator, so only resobj's additions are listed here.
+    return resobj_database_opts

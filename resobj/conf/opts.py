@@ -1,0 +1,11 @@
+"""The ``oslo.config.opts`` entry point: every option resobj defines."""
+
+from resobj.conf import database
+from resobj.conf import paths
+
+
+def list_opts():
+    return [
+        ('DEFAULT', paths.list_opts()),
+        ('database', database.list_opts()),
+    ]

@@ -1,0 +1,55 @@
+"""The request context every object and DB API call takes.
+
+The class is an enginefacade transaction-context provider: inside a
+``@reader``/``@writer`` scope ``context.session`` (or ``.connection``) is
+the current transaction; outside one it does not exist, so nothing can
+hold a session across calls.
+"""
+
+from oslo_context import context
+from oslo_db.sqlalchemy import enginefacade
+
+_READ_DELETED = ('no', 'yes', 'only')
+
+
+@enginefacade.transaction_context_provider
+class RequestContext(context.RequestContext):
+    """A security context plus how soft-deleted rows are treated.
+
+    ``read_deleted`` is ``'no'`` (hide soft-deleted rows), ``'yes'`` (show
+    every row) or ``'only'`` (show only soft-deleted rows).
+    """
+
+    def __init__(self, *args, read_deleted='no', **kwargs):
+        # Objects and DB calls pass contexts around explicitly; do not
+        # store each new one in oslo.context's thread-local by default.
+        kwargs.setdefault('overwrite', False)
+        super().__init__(*args, **kwargs)
+        self.read_deleted = read_deleted
+
+    @property
+    def read_deleted(self):
+        return self._read_deleted
+
+    @read_deleted.setter
+    def read_deleted(self, value):
+        if value not in _READ_DELETED:
+            raise ValueError(
+                'read_deleted must be one of %s, not %r'
+                % (', '.join(_READ_DELETED), value))
+        self._read_deleted = value
+
+    def to_dict(self):
+        values = super().to_dict()
+        values['read_deleted'] = self.read_deleted
+        return values
+
+    @classmethod
+    def from_dict(cls, values, **kwargs):
+        kwargs.setdefault('read_deleted', values.get('read_deleted', 'no'))
+        return super().from_dict(values, **kwargs)
+
+
+def get_admin_context(read_deleted='no'):
+    """A context with admin rights, for services and management commands."""
+    return RequestContext(is_admin=True, read_deleted=read_deleted)

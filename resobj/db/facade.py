@@ -1,0 +1,163 @@
+"""The one transaction factory every DB API function runs under.
+
+Use the decorators, never a session argument::
+
+    @facade.reader
+    def service_get(context, service_id): ...     # context.session exists
+
+    @facade.writer
+    def service_create(context, values): ...      # commits on return
+
+``replica_reader`` reads from ``[database] slave_connection`` when one is
+configured (and from the primary otherwise); use it only for reads that can
+tolerate replication lag. Nested decorated calls join the outer
+transaction, so a writer calling readers is still one transaction.
+"""
+
+import functools
+import os
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+
+from resobj.conf import paths
+from resobj import exception
+
+_context_manager = enginefacade.transaction_context()
+
+
+def _first_line(exc):
+    inner = getattr(exc, 'inner_exception', None) or exc
+    text = str(getattr(inner, 'orig', None) or inner).strip()
+    return text.splitlines()[0] if text else type(inner).__name__
+
+
+def _translating(manager):
+    """``manager`` as a decorator that also translates server-level errors.
+
+    Constraint errors (duplicates, missing references) mean different
+    things per noun, so each DB API module translates those itself; losing
+    the server or the schema means the same everywhere and is translated
+    here, once.
+    """
+    def decorator(fn):
+        transactional = manager(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return transactional(*args, **kwargs)
+            except db_exc.DBConnectionError as exc:
+                raise exception.DatabaseUnavailable(reason=_first_line(exc))
+            except db_exc.DBNonExistentTable as exc:
+                raise exception.DatabaseSchemaError(
+                    reason='%s; run "resobj-manage db sync"'
+                    % _first_line(exc))
+        return wrapper
+    return decorator
+
+
+reader = _translating(_context_manager.reader)
+writer = _translating(_context_manager.writer)
+replica_reader = _translating(_context_manager.async_)
+
+DATABASE_FILE = 'resobj.sqlite'
+
+# [database] options that are not engine or session settings: they drive
+# oslo.db's legacy DB API retry wrapper, which resobj does not use.
+_NOT_FACADE_OPTIONS = frozenset({
+    'backend', 'use_db_reconnect', 'db_retry_interval',
+    'db_inc_retry_interval', 'db_max_retry_interval', 'db_max_retries',
+    'sqlite_busy_timeout',
+})
+
+
+def database_url(conf):
+    """The primary database URL: configured, or the embedded default."""
+    if conf.database.connection:
+        url = sa.engine.make_url(conf.database.connection)
+    else:
+        url = sa.engine.make_url('sqlite:///' + os.path.join(
+            paths.state_dir(conf), DATABASE_FILE))
+    return _with_sqlite_timeout(conf, url)
+
+
+def _with_sqlite_timeout(conf, url):
+    # pysqlite's connect(timeout=) is SQLite's busy timeout; passing it in
+    # the URL sets it on every pooled connection, including the first one
+    # oslo.db opens to test the server before any event hook runs.
+    if url.get_backend_name() != 'sqlite' or 'timeout' in url.query:
+        return url
+    return url.update_query_dict(
+        {'timeout': str(conf.database.sqlite_busy_timeout)})
+
+
+def _ensure_state_dir(url):
+    """Create the directory of a file-backed SQLite URL, or explain why not."""
+    if url.get_backend_name() != 'sqlite' or url.database in (None, '',
+                                                               ':memory:'):
+        return
+    directory = os.path.dirname(os.path.abspath(url.database))
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise exception.StateDirectoryNotWritable(
+            path=directory, reason=exc.strerror or exc)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise exception.StateDirectoryNotWritable(
+            path=directory, reason='permission denied')
+
+
+def _on_engine_create(engine):
+    if engine.dialect.name != 'sqlite' or engine.url.database in (
+            None, '', ':memory:'):
+        return
+    # WAL lets readers run while one writer commits; the setting is stored
+    # in the database file, so setting it once per engine is enough.
+    with engine.connect() as conn:
+        conn.exec_driver_sql('PRAGMA journal_mode=WAL')
+
+
+def configure(conf):
+    """Point the transaction factory at the databases ``conf`` names.
+
+    Call once per process, before the first DB API call; ``conf`` must be
+    parsed. Values are passed explicitly so that oslo.db never falls back to
+    its global ``cfg.CONF``.
+    """
+    url = database_url(conf)
+    _ensure_state_dir(url)
+    settings = {
+        key: value for key, value in conf.database.items()
+        if key not in _NOT_FACADE_OPTIONS
+        and not key.startswith('asyncio_')
+    }
+    settings['connection'] = url.render_as_string(hide_password=False)
+    settings['sqlite_fk'] = True
+    settings['on_engine_create'] = _on_engine_create
+    try:
+        _context_manager.configure(**settings)
+    except db_exc.AlreadyStartedError:
+        raise exception.ConfigurationError(
+            reason='the database facade is already in use; configure() '
+                   'must run before the first database call')
+
+
+def get_engine(use_replica=False):
+    """The engine behind the writer (or the replica reader)."""
+    # oslo.db's "reader engine" is the slave_connection one when that is
+    # set, and the primary otherwise.
+    if use_replica:
+        return _context_manager.reader.get_engine()
+    return _context_manager.writer.get_engine()
+
+
+def dispose():
+    """Close every pooled connection (for forked workers and tests)."""
+    _context_manager.dispose_pool()
+
+
+def get_context_manager():
+    """The transaction context manager, for test fixtures only."""
+    return _context_manager

@@ -1,0 +1,31 @@
+"""Alembic environment: runs on the connection resobj hands it."""
+
+from alembic import context
+
+from resobj.db import models
+
+config = context.config
+target_metadata = models.BASE.metadata
+
+
+def run_migrations_online():
+    connection = config.attributes.get('connection')
+    if connection is None:
+        raise RuntimeError(
+            'resobj migrations run through resobj-manage db sync (or '
+            'resobj.db.migration.db_sync), which provides the connection')
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        # SQLite cannot ALTER most things; batch mode copies the table.
+        render_as_batch=True,
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    raise RuntimeError('resobj does not support offline (SQL script) '
+                       'migrations')
+run_migrations_online()

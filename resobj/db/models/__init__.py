@@ -1,0 +1,12 @@
+"""SQLAlchemy models: the schema, and nothing else.
+
+Every table lives in the one database (compute nodes, services, instances,
+migrations, PCI devices, flavors and the resource-provider tables), so a
+ComputeNode's legacy columns and its provider inventory can be read in one
+query and written in one transaction. Models carry no behaviour; queries
+live in ``resobj.db.api``. Import a model module here so that
+``BASE.metadata`` (used by the migrations test) knows every table.
+"""
+
+from resobj.db.models.base import BASE  # noqa: F401
+from resobj.db.models import service  # noqa: F401

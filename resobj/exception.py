@@ -1,0 +1,85 @@
+"""The resobj exception hierarchy.
+
+Errors are translated exactly once per layer: the DB API turns oslo.db
+errors into these, objects raise these, and (later) the HTTP layer turns
+these into HTTP errors with a stable code. Each class formats ``msg_fmt``
+with the keyword arguments it was raised with, so callers can also read
+those arguments back (``exc.kwargs``).
+"""
+
+
+class ResobjException(Exception):
+    """Base of every resobj error.
+
+    Subclasses set ``msg_fmt``; raising with missing keyword arguments is a
+    programming error and raises ``KeyError`` rather than hiding the
+    message, so tests catch it.
+    """
+
+    msg_fmt = 'An unknown resobj error occurred.'
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            message = self.msg_fmt % kwargs
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self):
+        return self.message
+
+
+class NotFound(ResobjException, LookupError):
+    msg_fmt = 'Resource could not be found.'
+
+
+class Conflict(ResobjException):
+    msg_fmt = 'Conflict with the current state of the resource.'
+
+
+class Invalid(ResobjException, ValueError):
+    msg_fmt = 'Invalid input.'
+
+
+class ConfigurationError(ResobjException):
+    msg_fmt = 'Invalid configuration: %(reason)s'
+
+
+class StateDirectoryNotWritable(ConfigurationError):
+    msg_fmt = ('State directory %(path)s is not writable: %(reason)s '
+               '(set [DEFAULT] state_dir or [database] connection)')
+
+
+class UnknownConfigOption(ConfigurationError):
+    msg_fmt = 'Unknown option %(option)s in %(path)s'
+
+
+class DatabaseUnavailable(ResobjException):
+    msg_fmt = 'Cannot connect to the database: %(reason)s'
+
+
+class DatabaseSchemaError(ResobjException):
+    msg_fmt = 'Database schema error: %(reason)s'
+
+
+class ObjectActionError(ResobjException):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+class UnsupportedObject(ResobjException):
+    msg_fmt = ('Cannot load object %(objname)s version %(objver)s: '
+               'this resobj does not know that object')
+
+
+class IncompatibleObjectVersion(ResobjException):
+    msg_fmt = ('Cannot load object %(objname)s version %(objver)s: this '
+               'resobj supports up to %(supported)s and no backport was '
+               'available')
+
+
+class ServiceNotFound(NotFound):
+    msg_fmt = 'Service %(key)s could not be found.'
+
+
+class ServiceExists(Conflict):
+    msg_fmt = 'Service %(host)s/%(binary)s already exists.'

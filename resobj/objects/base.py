@@ -1,0 +1,118 @@
+"""The base classes every resobj object is built on.
+
+Versioning contract (see doc/source/contributor/objects.rst):
+
+* every change to an object's fields or remotable methods bumps its
+  ``VERSION`` and adds a ``# Version X.Y: ...`` line above it;
+* ``obj_make_compatible`` calls ``super()`` first, then removes or converts
+  what older versions lack, and raises when a value cannot be represented;
+* the fingerprint pinned in ``resobj/tests/unit/objects/test_objects.py``
+  changes with it.
+"""
+
+from oslo_utils import versionutils
+
+from resobj import exception
+from resobj.objects._ovo import base as ovo_base
+from resobj.objects._ovo import exception as ovo_exc
+from resobj.objects import fields
+
+remotable = ovo_base.remotable
+obj_make_list = ovo_base.obj_make_list
+obj_tree_get_versions = ovo_base.obj_tree_get_versions
+
+
+class ResobjObjectRegistry(ovo_base.VersionedObjectRegistry):
+    """Registers objects and publishes the newest as ``resobj.objects.X``.
+
+    oslo.versionedobjects keeps one registry per process, shared by every
+    subclass; this class exists for its hook, not for isolation.
+    """
+
+    def registration_hook(self, cls, index):
+        # Imported here: resobj.objects imports this module.
+        from resobj import objects
+        current = getattr(objects, cls.obj_name(), None)
+        version = versionutils.convert_version_to_tuple(cls.VERSION)
+        if current is None or version >= versionutils.\
+                convert_version_to_tuple(current.VERSION):
+            setattr(objects, cls.obj_name(), cls)
+
+
+class ResobjObject(ovo_base.VersionedObject):
+    """The base of every resobj object.
+
+    Its own namespaces keep resobj primitives apart from those of any other
+    project that shares the process-wide registry.
+    """
+
+    OBJ_SERIAL_NAMESPACE = 'resobj_object'
+    OBJ_PROJECT_NAMESPACE = 'resobj'
+
+    @staticmethod
+    def _from_db_object(context, obj, db_row, skip=()):
+        """Fill ``obj`` from a DB API row (a dict) and mark it unchanged.
+
+        Every field present in the row is set, except those in ``skip``,
+        which the caller converts itself.
+        """
+        for name in obj.fields:
+            if name in skip or name not in db_row:
+                continue
+            setattr(obj, name, db_row[name])
+        obj._context = context
+        obj.obj_reset_changes()
+        return obj
+
+
+class ResobjPersistentObject:
+    """Fields of objects stored in a soft-delete table.
+
+    ``deleted`` is an integer in the database (0, or the row id once
+    deleted) and a boolean here.
+    """
+
+    fields = {
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+        'deleted_at': fields.DateTimeField(nullable=True),
+        'deleted': fields.BooleanField(default=False),
+    }
+
+
+class ObjectListBase(ovo_base.ObjectListBase):
+    """Base of list objects: ``class XList(ObjectListBase, ResobjObject)``.
+
+    The order of the bases matters: with ResobjObject first, ``objects``
+    is never initialised.
+    """
+
+
+class ResobjObjectSerializer(ovo_base.VersionedObjectSerializer):
+    """Turns objects into primitives and back across process boundaries.
+
+    On receipt, a version ``X.Y.Z`` is read as ``X.Y``; a version this
+    process cannot read is sent to the indirection API (a node running
+    newer code) for a backport to this process's version manifest
+    (``obj_tree_get_versions``). When that is not possible the error says
+    which object and version could not be read.
+    """
+
+    OBJ_BASE_CLASS = ResobjObject
+
+    def _process_object(self, context, objprim):
+        try:
+            return super()._process_object(context, objprim)
+        except ovo_exc.UnsupportedObjectError:
+            raise exception.UnsupportedObject(
+                objname=self._field(objprim, 'name'),
+                objver=self._field(objprim, 'version'))
+        except ovo_exc.IncompatibleObjectVersion as exc:
+            raise exception.IncompatibleObjectVersion(
+                objname=self._field(objprim, 'name'),
+                objver=self._field(objprim, 'version'),
+                supported=exc.kwargs.get('supported', 'none'))
+
+    def _field(self, objprim, key):
+        return objprim.get('%s.%s' % (
+            self.OBJ_BASE_CLASS.OBJ_SERIAL_NAMESPACE, key), '?')

@@ -1,0 +1,54 @@
+"""Field types for resobj objects.
+
+Re-exports oslo.versionedobjects' fields so object modules import one
+place, and replaces the UUID type: the stock ``UUIDField`` stores an
+invalid UUID after a ``FutureWarning``; resobj's raises ``ValueError``.
+"""
+
+import uuid as uuid_lib
+
+from resobj.objects._ovo import fields as ovo_fields
+
+# Re-exported: the field types objects use.
+BaseEnumField = ovo_fields.BaseEnumField
+BooleanField = ovo_fields.BooleanField
+DateTimeField = ovo_fields.DateTimeField
+DictOfIntegersField = ovo_fields.DictOfIntegersField
+DictOfNullableStringsField = ovo_fields.DictOfNullableStringsField
+DictOfStringsField = ovo_fields.DictOfStringsField
+Enum = ovo_fields.Enum
+EnumField = ovo_fields.EnumField
+Field = ovo_fields.Field
+FieldType = ovo_fields.FieldType
+FlexibleBooleanField = ovo_fields.FlexibleBooleanField
+FloatField = ovo_fields.FloatField
+IntegerField = ovo_fields.IntegerField
+IPAddressField = ovo_fields.IPAddressField
+ListOfIntegersField = ovo_fields.ListOfIntegersField
+ListOfObjectsField = ovo_fields.ListOfObjectsField
+ListOfStringsField = ovo_fields.ListOfStringsField
+NonNegativeFloatField = ovo_fields.NonNegativeFloatField
+NonNegativeIntegerField = ovo_fields.NonNegativeIntegerField
+ObjectField = ovo_fields.ObjectField
+PCIAddressField = ovo_fields.PCIAddressField
+SetOfStringsField = ovo_fields.SetOfStringsField
+StateMachine = ovo_fields.StateMachine
+StringField = ovo_fields.StringField
+
+
+class UUID(ovo_fields.UUID):
+    """A UUID in its canonical form; anything else raises ValueError."""
+
+    @staticmethod
+    def coerce(obj, attr, value):
+        if isinstance(value, uuid_lib.UUID):
+            return str(value)
+        try:
+            return str(uuid_lib.UUID(str(value)))
+        except ValueError:
+            raise ValueError('Field %s: %r is not a valid UUID'
+                             % (attr, value))
+
+
+class UUIDField(ovo_fields.AutoTypedField):
+    AUTO_TYPE = UUID()
