@@ -8,6 +8,8 @@ database without a word. Management commands call
 
 import configparser
 
+from oslo_config import cfg
+
 from resobj import exception
 
 
@@ -35,6 +37,31 @@ def _known_names(conf):
             known.setdefault(alias_group, set()).add(
                 (alias.name or opt.dest).replace('-', '_'))
     return known
+
+
+def check_values(conf):
+    """Read every registered option once, so a bad value fails now.
+
+    oslo.config converts values when they are first read; without this a
+    typo in an option that a command reads late (or never) goes unnoticed.
+    Raises ConfigurationError naming the option.
+    """
+    for group, opt in _registered_opts(conf):
+        try:
+            if group == 'DEFAULT':
+                getattr(conf, opt.dest)
+            else:
+                getattr(conf[group], opt.dest)
+        except cfg.Error as exc:
+            raise exception.ConfigurationError(
+                reason='[%s] %s: %s' % (group, opt.dest, _reason(exc)))
+
+
+def _reason(exc):
+    # ConfigFileValueError's text embeds a LocationInfo repr; the part
+    # after "is not valid:" is what the user needs.
+    text = str(exc)
+    return text.split('is not valid: ', 1)[-1]
 
 
 def check_unknown_options(conf):

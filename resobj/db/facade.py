@@ -14,6 +14,7 @@ tolerate replication lag. Nested decorated calls join the outer
 transaction, so a writer calling readers is still one transaction.
 """
 
+import contextlib
 import functools
 import os
 
@@ -33,27 +34,40 @@ def _first_line(exc):
     return text.splitlines()[0] if text else type(inner).__name__
 
 
-def _translating(manager):
-    """``manager`` as a decorator that also translates server-level errors.
+@contextlib.contextmanager
+def translate_errors():
+    """Turn server-level oslo.db errors into resobj exceptions.
 
     Constraint errors (duplicates, missing references) mean different
     things per noun, so each DB API module translates those itself; losing
     the server or the schema means the same everywhere and is translated
     here, once.
     """
+    try:
+        yield
+    except db_exc.DBConnectionError as exc:
+        raise exception.DatabaseUnavailable(reason=_first_line(exc))
+    except sa.exc.OperationalError as exc:
+        # oslo.db does not recognise every driver's wording of a refused
+        # connection (psycopg2's "connection to server ... failed"); an
+        # error with no statement was raised while connecting.
+        if exc.statement is not None:
+            raise
+        raise exception.DatabaseUnavailable(reason=_first_line(exc))
+    except db_exc.DBNonExistentTable as exc:
+        raise exception.DatabaseSchemaError(
+            reason='%s; run "resobj-manage db sync"' % _first_line(exc))
+
+
+def _translating(manager):
+    """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
         transactional = manager(fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            try:
+            with translate_errors():
                 return transactional(*args, **kwargs)
-            except db_exc.DBConnectionError as exc:
-                raise exception.DatabaseUnavailable(reason=_first_line(exc))
-            except db_exc.DBNonExistentTable as exc:
-                raise exception.DatabaseSchemaError(
-                    reason='%s; run "resobj-manage db sync"'
-                    % _first_line(exc))
         return wrapper
     return decorator
 
@@ -74,13 +88,37 @@ _NOT_FACADE_OPTIONS = frozenset({
 
 
 def database_url(conf):
-    """The primary database URL: configured, or the embedded default."""
+    """The primary database URL: configured, or the embedded default.
+
+    Raises ConfigurationError for a malformed URL, an unknown dialect or a
+    driver that is not installed, before anything tries to connect.
+    """
     if conf.database.connection:
-        url = sa.engine.make_url(conf.database.connection)
+        url = _parse_url(conf.database.connection, 'connection')
     else:
         url = sa.engine.make_url('sqlite:///' + os.path.join(
             paths.state_dir(conf), DATABASE_FILE))
     return _with_sqlite_timeout(conf, url)
+
+
+def _parse_url(text, option):
+    try:
+        url = sa.engine.make_url(text)
+    except sa.exc.ArgumentError:
+        raise exception.ConfigurationError(
+            reason='[database] %s is not a database URL' % option)
+    try:
+        url.get_dialect().import_dbapi()
+    except sa.exc.NoSuchModuleError:
+        raise exception.ConfigurationError(
+            reason='[database] %s names an unknown database type %r'
+            % (option, url.drivername))
+    except ImportError as exc:
+        raise exception.ConfigurationError(
+            reason='[database] %s needs the Python driver %r, which is not '
+            'installed (pip install "resobj[mysql]" or '
+            '"resobj[postgresql]")' % (option, exc.name))
+    return url
 
 
 def _with_sqlite_timeout(conf, url):
@@ -114,9 +152,17 @@ def _on_engine_create(engine):
             None, '', ':memory:'):
         return
     # WAL lets readers run while one writer commits; the setting is stored
-    # in the database file, so setting it once per engine is enough.
-    with engine.connect() as conn:
-        conn.exec_driver_sql('PRAGMA journal_mode=WAL')
+    # in the database file, so setting it once per engine is enough. It
+    # cannot change inside a transaction, and oslo.db's SQLite events begin
+    # one with every SQLAlchemy connection, hence the raw DB-API one.
+    raw = engine.raw_connection()
+    try:
+        raw.cursor().execute('PRAGMA journal_mode=WAL')
+    finally:
+        raw.close()
+
+
+_context_manager.append_on_engine_create(_on_engine_create)
 
 
 def configure(conf):
@@ -134,8 +180,12 @@ def configure(conf):
         and not key.startswith('asyncio_')
     }
     settings['connection'] = url.render_as_string(hide_password=False)
+    if conf.database.slave_connection:
+        replica = _with_sqlite_timeout(conf, _parse_url(
+            conf.database.slave_connection, 'slave_connection'))
+        settings['slave_connection'] = replica.render_as_string(
+            hide_password=False)
     settings['sqlite_fk'] = True
-    settings['on_engine_create'] = _on_engine_create
     try:
         _context_manager.configure(**settings)
     except db_exc.AlreadyStartedError:

@@ -9,8 +9,10 @@ import alembic.command
 import alembic.config
 import alembic.migration
 import alembic.script
+import alembic.util
 
 from resobj.db import facade
+from resobj import exception
 
 SCRIPT_LOCATION = 'resobj.db:migrations'
 
@@ -24,17 +26,24 @@ def _alembic_config(connection):
 
 def db_sync(engine=None, revision='head'):
     """Create or upgrade the schema to ``revision`` (default: newest)."""
-    engine = engine or facade.get_engine()
-    with engine.begin() as connection:
-        alembic.command.upgrade(_alembic_config(connection), revision)
+    with facade.translate_errors():
+        engine = engine or facade.get_engine()
+        with engine.begin() as connection:
+            try:
+                alembic.command.upgrade(_alembic_config(connection),
+                                        revision)
+            except alembic.util.CommandError as exc:
+                # e.g. a database migrated by newer resobj code.
+                raise exception.DatabaseSchemaError(reason=str(exc))
 
 
 def db_version(engine=None):
     """The schema revision of the database, or None before the first sync."""
-    engine = engine or facade.get_engine()
-    with engine.connect() as connection:
-        return alembic.migration.MigrationContext.configure(
-            connection).get_current_revision()
+    with facade.translate_errors():
+        engine = engine or facade.get_engine()
+        with engine.connect() as connection:
+            return alembic.migration.MigrationContext.configure(
+                connection).get_current_revision()
 
 
 def head_revision():

@@ -18,3 +18,4 @@ with warnings.catch_warnings():
     from oslo_versionedobjects import base  # noqa: F401
     from oslo_versionedobjects import exception  # noqa: F401
     from oslo_versionedobjects import fields  # noqa: F401
+    from oslo_versionedobjects import fixture  # noqa: F401

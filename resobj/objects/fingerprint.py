@@ -11,9 +11,8 @@ alike, an ``ObjectField`` does not name its target class, and
 :func:`fingerprints`, so they cannot disagree.
 """
 
-from oslo_versionedobjects import fixture as ovo_fixture
-
 from resobj import objects
+from resobj.objects._ovo import fixture as ovo_fixture
 from resobj.objects import base
 
 

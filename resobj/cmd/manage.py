@@ -1,0 +1,134 @@
+"""resobj-manage: schema and object management from the command line.
+
+Every failure a user can cause (bad configuration, unreachable database,
+unwritable state directory) ends with one line on stderr and a non-zero
+exit; ``--debug`` adds the traceback.
+"""
+
+import json
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from resobj import conf as resobj_conf
+from resobj.conf import validate
+from resobj.db import facade
+from resobj.db import migration
+from resobj import exception
+from resobj.objects import fingerprint
+from resobj import version
+
+LOG = logging.getLogger(__name__)
+PROG = 'resobj-manage'
+
+
+def db_sync(conf):
+    facade.configure(conf)
+    migration.db_sync()
+    print('Database %s is at revision %s.'
+          % (_display_url(conf), migration.db_version()))
+
+
+def db_version(conf):
+    facade.configure(conf)
+    current = migration.db_version()
+    head = migration.head_revision()
+    print('%s (newest known: %s)' % (current or 'empty', head))
+
+
+def objects_list(conf):
+    print(_format_table(fingerprint.fingerprints()))
+
+
+def objects_fingerprints(conf):
+    prints = fingerprint.fingerprints()
+    if conf.category.format == 'table':
+        print(_format_table(prints))
+    else:
+        print(json.dumps(prints, indent=4, sort_keys=True))
+
+
+def _format_table(prints):
+    rows = [('Object', 'Version', 'Fingerprint')]
+    rows += [(name, value.split('-', 1)[0], value)
+             for name, value in sorted(prints.items())]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return '\n'.join(
+        '  '.join(cell.ljust(width) for cell, width in zip(row, widths))
+        .rstrip() for row in rows)
+
+
+def _display_url(conf):
+    return facade.database_url(conf).render_as_string(hide_password=True)
+
+
+def _add_parsers(subparsers):
+    db = subparsers.add_parser('db', help='database schema')
+    db_actions = db.add_subparsers(dest='action', metavar='ACTION')
+    db_actions.required = True
+    parser = db_actions.add_parser(
+        'sync', help='create the schema, or upgrade it to the newest')
+    parser.set_defaults(func=db_sync)
+    parser = db_actions.add_parser(
+        'version', help='print the schema revision of the database')
+    parser.set_defaults(func=db_version)
+
+    objs = subparsers.add_parser('objects', help='versioned objects')
+    obj_actions = objs.add_subparsers(dest='action', metavar='ACTION')
+    obj_actions.required = True
+    parser = obj_actions.add_parser(
+        'list', help='every registered object, its version and fingerprint')
+    parser.set_defaults(func=objects_list)
+    parser = obj_actions.add_parser(
+        'fingerprints',
+        help='the fingerprints to pin downstream, as JSON by default')
+    parser.add_argument('--format', choices=('json', 'table'),
+                        default='json')
+    parser.set_defaults(func=objects_fingerprints)
+
+
+category_opt = cfg.SubCommandOpt(
+    'category', title='commands', handler=_add_parsers,
+    help='run "%s COMMAND --help" for details' % PROG)
+
+
+def _fail(message, conf=None):
+    print('%s: error: %s' % (PROG, message), file=sys.stderr)
+    if conf is not None and conf.debug:
+        LOG.exception('Details')
+    return 1
+
+
+def main(argv=None):
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    logging.register_options(conf)
+    # alembic narrates every step at INFO; the commands print the outcome.
+    logging.set_defaults(default_log_levels=logging.get_default_log_levels()
+                         + ['alembic=WARN'])
+    conf.register_cli_opt(category_opt)
+    # A management command should fail at once when the database is down,
+    # not retry for minutes as a long-running service does; a configured
+    # [database] max_retries still wins.
+    conf.set_default('max_retries', 0, group='database')
+    try:
+        conf(sys.argv[1:] if argv is None else argv, project='resobj',
+             prog=PROG, version=version.version_string())
+    except cfg.Error as exc:
+        return _fail(str(exc).splitlines()[0])
+    logging.setup(conf, 'resobj')
+    try:
+        validate.check_unknown_options(conf)
+        validate.check_values(conf)
+        conf.category.func(conf)
+    except exception.ResobjException as exc:
+        return _fail(str(exc), conf)
+    except Exception as exc:
+        return _fail('unexpected %s: %s (run with --debug for details)'
+                     % (type(exc).__name__, exc), conf)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
