@@ -6,6 +6,8 @@ the current transaction; outside one it does not exist, so nothing can
 hold a session across calls.
 """
 
+import copy
+
 from oslo_context import context
 from oslo_db.sqlalchemy import enginefacade
 
@@ -38,6 +40,17 @@ class RequestContext(context.RequestContext):
                 'read_deleted must be one of %s, not %r'
                 % (', '.join(_READ_DELETED), value))
         self._read_deleted = value
+
+    def elevated(self, read_deleted=None):
+        """A copy with admin rights and, optionally, other read_deleted."""
+        ctx = copy.copy(self)
+        ctx.is_admin = True
+        ctx.roles = list(self.roles)
+        if 'admin' not in ctx.roles:
+            ctx.roles.append('admin')
+        if read_deleted is not None:
+            ctx.read_deleted = read_deleted
+        return ctx
 
     def to_dict(self):
         values = super().to_dict()

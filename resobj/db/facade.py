@@ -25,8 +25,6 @@ from oslo_db.sqlalchemy import enginefacade
 from resobj.conf import paths
 from resobj import exception
 
-_context_manager = enginefacade.transaction_context()
-
 
 def _first_line(exc):
     inner = getattr(exc, 'inner_exception', None) or exc
@@ -71,10 +69,6 @@ def _translating(manager):
         return wrapper
     return decorator
 
-
-reader = _translating(_context_manager.reader)
-writer = _translating(_context_manager.writer)
-replica_reader = _translating(_context_manager.async_)
 
 DATABASE_FILE = 'resobj.sqlite'
 
@@ -162,7 +156,21 @@ def _on_engine_create(engine):
         raw.close()
 
 
-_context_manager.append_on_engine_create(_on_engine_create)
+def new_context_manager():
+    """A transaction context manager with resobj's engine hooks.
+
+    The process uses one (below); tests patch a fresh one's factory in to
+    configure the facade again.
+    """
+    manager = enginefacade.transaction_context()
+    manager.append_on_engine_create(_on_engine_create)
+    return manager
+
+
+_context_manager = new_context_manager()
+reader = _translating(_context_manager.reader)
+writer = _translating(_context_manager.writer)
+replica_reader = _translating(_context_manager.async_)
 
 
 def configure(conf):

@@ -79,6 +79,18 @@ class ResobjPersistentObject:
         'deleted': fields.BooleanField(default=False),
     }
 
+    def obj_get_db_changes(self):
+        """The changed fields to write, without the DB-owned ones.
+
+        The DB API sets timestamps and soft-deletes rows itself; writing
+        the object's copies back could only undo that (or, for the boolean
+        ``deleted``, break the integer column).
+        """
+        changes = self.obj_get_changes()
+        for name in ResobjPersistentObject.fields:
+            changes.pop(name, None)
+        return changes
+
 
 class ObjectListBase(ovo_base.ObjectListBase):
     """Base of list objects: ``class XList(ObjectListBase, ResobjObject)``.

@@ -79,14 +79,16 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         if self.obj_attr_is_set('id'):
             raise exception.ObjectActionError(action='create',
                                               reason='already created')
-        self.obj_set_defaults()
-        values = self.obj_get_changes()
+        # The table's defaults cover the other fields; the service version
+        # is this code's, not the column's 0.
+        self.obj_set_defaults('version')
+        values = self.obj_get_db_changes()
         self._from_db_object(self._context, self,
                              service_db.create(self._context, values))
 
     @base.remotable
     def save(self):
-        values = self.obj_get_changes()
+        values = self.obj_get_db_changes()
         values.pop('id', None)
         if values:
             row = service_db.update(self._context, self.id, values)
@@ -113,13 +115,13 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
     @base.remotable
     def get_all(cls, context, include_disabled=True):
         return base.obj_make_list(
-            context, cls(context), Service,
+            context, cls(context),
             service_db.get_all(context, include_disabled=include_disabled))
 
     @classmethod
     @base.remotable
     def get_by_binary(cls, context, binary, include_disabled=True):
         return base.obj_make_list(
-            context, cls(context), Service,
+            context, cls(context),
             service_db.get_all(context, binary=binary,
                                include_disabled=include_disabled))

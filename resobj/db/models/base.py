@@ -3,6 +3,7 @@
 import datetime
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 # Explicit names make migrations identical on SQLite, PostgreSQL and
@@ -15,6 +16,11 @@ NAMING_CONVENTION = {
 }
 
 TABLE_ARGS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'}
+
+
+# MySQL's DATETIME keeps whole seconds unless told otherwise; the other
+# backends keep microseconds. One precision everywhere.
+DateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
 
 
 def utcnow():
@@ -31,9 +37,9 @@ BASE = Base
 
 class TimestampMixin:
     created_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
-        sa.DateTime, default=utcnow)
+        DateTime, default=utcnow)
     updated_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
-        sa.DateTime, onupdate=utcnow)
+        DateTime, onupdate=utcnow)
 
 
 class SoftDeleteMixin:
@@ -44,6 +50,6 @@ class SoftDeleteMixin:
     """
 
     deleted_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
-        sa.DateTime)
+        DateTime)
     deleted: orm.Mapped[int] = orm.mapped_column(
         sa.Integer, nullable=False, default=0, server_default='0')

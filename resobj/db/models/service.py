@@ -32,7 +32,7 @@ class Service(base.TimestampMixin, base.SoftDeleteMixin, base.Base):
     disabled_reason: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
     last_seen_up: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
-        sa.DateTime)
+        base.DateTime)
     forced_down: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, nullable=False, default=False,
         server_default=sa.false())

@@ -7,6 +7,10 @@ Create Date: 2026-11-21
 
 from alembic import op
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+
+# Microseconds on every backend (MySQL's DATETIME defaults to seconds).
+DateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
 
 revision = '0001_services'
 down_revision = None
@@ -17,9 +21,9 @@ depends_on = None
 def upgrade():
     op.create_table(
         'services',
-        sa.Column('created_at', sa.DateTime(), nullable=True),
-        sa.Column('updated_at', sa.DateTime(), nullable=True),
-        sa.Column('deleted_at', sa.DateTime(), nullable=True),
+        sa.Column('created_at', DateTime, nullable=True),
+        sa.Column('updated_at', DateTime, nullable=True),
+        sa.Column('deleted_at', DateTime, nullable=True),
         sa.Column('deleted', sa.Integer(), server_default='0',
                   nullable=False),
         sa.Column('id', sa.Integer(), nullable=False),
@@ -32,7 +36,7 @@ def upgrade():
         sa.Column('disabled', sa.Boolean(), server_default=sa.false(),
                   nullable=False),
         sa.Column('disabled_reason', sa.String(length=255), nullable=True),
-        sa.Column('last_seen_up', sa.DateTime(), nullable=True),
+        sa.Column('last_seen_up', DateTime, nullable=True),
         sa.Column('forced_down', sa.Boolean(), server_default=sa.false(),
                   nullable=False),
         sa.Column('version', sa.Integer(), server_default='0',
