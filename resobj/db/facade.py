@@ -10,8 +10,9 @@ Use the decorators, never a session argument::
 
 ``replica_reader`` reads from ``[database] slave_connection`` when one is
 configured (and from the primary otherwise); use it only for reads that can
-tolerate replication lag. Nested decorated calls join the outer
-transaction, so a writer calling readers is still one transaction.
+tolerate replication lag. Readers called inside it read the replica too.
+Nested decorated calls join the outer transaction, so a writer calling
+readers is still one transaction.
 """
 
 import contextlib
@@ -168,7 +169,9 @@ def new_context_manager():
 
 
 _context_manager = new_context_manager()
-reader = _translating(_context_manager.reader)
+# allow_async: a reader called inside a replica_reader scope joins it (and
+# reads the replica); anywhere else it reads the primary.
+reader = _translating(_context_manager.reader.allow_async)
 writer = _translating(_context_manager.writer)
 replica_reader = _translating(_context_manager.async_)
 
@@ -196,7 +199,7 @@ def configure(conf):
     settings['sqlite_fk'] = True
     try:
         _context_manager.configure(**settings)
-    except db_exc.AlreadyStartedError:
+    except enginefacade.AlreadyStartedError:
         raise exception.ConfigurationError(
             reason='the database facade is already in use; configure() '
                    'must run before the first database call')

@@ -1,0 +1,115 @@
+"""The facade as configured for real use: embedded SQLite, replica, errors."""
+
+import socket
+
+import fixtures
+import sqlalchemy as sa
+
+from resobj import context
+from resobj.db.api import service as service_db
+from resobj.db import facade
+from resobj.db import migration
+from resobj import exception
+from resobj.tests import base
+from resobj.tests import fixtures as resobj_fixtures
+
+
+def closed_port():
+    """A local TCP port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@facade.reader
+def _pragma(context, name):
+    return context.session.execute(
+        sa.text('PRAGMA %s' % name)).scalar()
+
+
+@facade.replica_reader
+def _replica_hosts(context):
+    return [r['host'] for r in service_db.get_all(context)]
+
+
+class TestEmbeddedSQLite(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        self.conf = self.useFixture(resobj_fixtures.ConfFixture())
+        self.state = self.useFixture(fixtures.TempDir()).path
+        self.conf.config(state_dir=self.state + '/sub/dir')
+        self.context = context.get_admin_context()
+
+    def test_default_database_is_created_in_the_state_dir(self):
+        facade.configure(self.conf.conf)
+        migration.db_sync()
+        service_db.create(self.context, {'host': 'h', 'binary': 'b'})
+        engine = facade.get_engine()
+        self.assertEqual(self.state + '/sub/dir/resobj.sqlite',
+                         engine.url.database)
+        self.assertEqual('wal', _pragma(self.context, 'journal_mode'))
+        self.assertEqual(1, _pragma(self.context, 'foreign_keys'))
+        self.assertEqual(30000, _pragma(self.context, 'busy_timeout'))
+
+    def test_busy_timeout_is_configurable(self):
+        self.conf.config(sqlite_busy_timeout=3, group='database')
+        facade.configure(self.conf.conf)
+        self.assertEqual(3000, _pragma(self.context, 'busy_timeout'))
+
+    def test_replica_reader_reads_the_replica(self):
+        replica = 'sqlite:///%s/replica.sqlite' % self.state
+        self.conf.config(slave_connection=replica, group='database')
+        facade.configure(self.conf.conf)
+        migration.db_sync()
+        migration.db_sync(facade.get_engine(use_replica=True))
+        service_db.create(self.context, {'host': 'primary', 'binary': 'b'})
+        with facade.get_engine(use_replica=True).begin() as conn:
+            conn.execute(sa.text(
+                "INSERT INTO services (uuid, host, \"binary\") "
+                "VALUES ('0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9', "
+                "'replica', 'b')"))
+        self.assertEqual(['replica'], _replica_hosts(self.context))
+        self.assertEqual(['primary'], [
+            r['host'] for r in service_db.get_all(self.context)])
+
+    def test_missing_schema_says_to_sync(self):
+        facade.configure(self.conf.conf)
+        exc = self.assertRaises(exception.DatabaseSchemaError,
+                                service_db.get_all, self.context)
+        self.assertIn('resobj-manage db sync', str(exc))
+
+    def test_unwritable_state_dir(self):
+        blocker = self.state + '/file'
+        open(blocker, 'w').close()
+        self.conf.config(state_dir=blocker + '/resobj')
+        self.assertRaises(exception.StateDirectoryNotWritable,
+                          facade.configure, self.conf.conf)
+
+    def test_configure_after_first_use_is_refused(self):
+        facade.configure(self.conf.conf)
+        facade.get_engine()
+        self.assertRaises(exception.ConfigurationError, facade.configure,
+                          self.conf.conf)
+
+
+class TestUnreachableServer(base.TestCase):
+
+    scenarios = [
+        ('postgresql', {'url': 'postgresql+psycopg2://u:secret@127.0.0.1:%d/x'}),
+        ('mysql', {'url': 'mysql+pymysql://u:secret@127.0.0.1:%d/x'}),
+    ]
+
+    def test_unreachable_server_is_database_unavailable(self):
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(connection=self.url % closed_port(), max_retries=0,
+                    group='database')
+        facade.configure(conf.conf)
+        exc = self.assertRaises(exception.DatabaseUnavailable,
+                                service_db.get_all,
+                                context.get_admin_context())
+        self.assertIn('Cannot connect to the database', str(exc))
+        self.assertNotIn('secret', str(exc))
+        self.assertNotIn('\n', str(exc))

@@ -1,0 +1,96 @@
+"""Object fingerprints, version histories and compatibility routines.
+
+``object_data`` pins the fingerprint of every registered object. When a
+test here fails after you changed an object, bump its VERSION, add its
+``# Version X.Y`` history line and backport, then regenerate with::
+
+    GENERATE_HASHES=1 tox -e py3 -- resobj.tests.unit.objects.test_objects
+
+which rewrites the block below in place; review the diff before
+committing. A changed hash without a version bump is never right.
+"""
+
+import inspect
+import os
+import pprint
+import re
+
+from oslo_utils import versionutils
+
+from resobj.objects import fingerprint
+from resobj.tests import base
+
+# BEGIN object_data (generated: see the module docstring)
+object_data = {
+    'Service': '1.0-c0a08327c520312ce225384b0ce65c50',
+    'ServiceList': '1.0-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
+}
+# END object_data
+
+_BLOCK = re.compile(r'(# BEGIN object_data[^\n]*\n).*?(# END object_data)',
+                    re.DOTALL)
+
+
+def _source_file():
+    return os.path.splitext(os.path.abspath(__file__))[0] + '.py'
+
+
+def _rewrite_object_data(hashes):
+    path = _source_file()
+    with open(path, encoding='utf-8') as f:
+        source = f.read()
+    body = 'object_data = %s\n' % pprint.pformat(hashes, indent=4, width=1)
+    body = body.replace('{   ', '{\n    ').replace("'}", "',\n}")
+    new = _BLOCK.sub(lambda m: m.group(1) + body + m.group(2), source)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(new)
+
+
+class TestObjectVersions(base.TestCase):
+
+    def test_versions(self):
+        hashes = fingerprint.fingerprints()
+        if os.environ.get('GENERATE_HASHES'):
+            _rewrite_object_data(hashes)
+            self.fail('GENERATE_HASHES is set: object_data was rewritten '
+                      'in %s; review the diff and run again without it'
+                      % _source_file())
+        expected, actual = fingerprint.checker().test_hashes(
+            object_data, extra_data_func=fingerprint.extra_data)
+        self.assertEqual(
+            expected, actual,
+            'Some objects have changed; bump their versions, add the '
+            'history lines and backports, then update their hashes here '
+            '(see the module docstring).')
+
+    def test_cli_and_test_agree(self):
+        # resobj-manage objects fingerprints prints fingerprints(); the
+        # pinned data must be exactly that table.
+        self.assertEqual(object_data, fingerprint.fingerprints())
+
+    def test_compatibility_routines(self):
+        # Every registered version of every object backports to each
+        # older minor version of its major without error, using the
+        # receiver's manifest as a real peer would.
+        fingerprint.checker().test_compatibility_routines(use_manifest=True)
+
+    def test_relationships_in_order(self):
+        fingerprint.checker().test_relationships_in_order()
+
+    def test_every_version_has_a_history_line(self):
+        for name, classes in fingerprint.object_classes().items():
+            cls = classes[0]
+            major, minor = versionutils.convert_version_to_tuple(
+                cls.VERSION)
+            source = inspect.getsource(cls)
+            documented = set(re.findall(r'#\s*Version (\d+\.\d+)\s*:',
+                                        source))
+            missing = ['%d.%d' % (major, m) for m in range(minor + 1)
+                       if '%d.%d' % (major, m) not in documented]
+            self.assertEqual([], missing,
+                             '%s lacks "# Version X.Y: ..." lines for %s'
+                             % (name, ', '.join(missing)))
+
+    def test_only_resobj_objects_are_listed(self):
+        for name, classes in fingerprint.object_classes().items():
+            self.assertEqual('resobj', classes[0].OBJ_PROJECT_NAMESPACE)

@@ -1,0 +1,168 @@
+import os
+
+import fixtures
+from oslo_config import cfg
+from oslo_db import options as db_options
+
+from resobj import conf as resobj_conf
+from resobj.conf import opts
+from resobj.conf import paths
+from resobj.conf import validate
+from resobj.db import facade
+from resobj import exception
+from resobj.tests import base
+from resobj.tests import fixtures as resobj_fixtures
+
+
+class TestOptions(base.TestCase):
+
+    def test_register_on_a_private_conf(self):
+        conf = cfg.ConfigOpts()
+        resobj_conf.register_opts(conf)
+        conf([], default_config_files=[], default_config_dirs=[])
+        self.assertIsNone(conf.state_dir)
+        self.assertEqual(30, conf.database.sqlite_busy_timeout)
+        self.assertIsNone(conf.database.connection)
+        self.assertNotIn('state_dir', cfg.CONF)
+
+    def test_list_opts_names_every_resobj_option(self):
+        conf = cfg.ConfigOpts()
+        resobj_conf.register_opts(conf)
+        listed = {(group, opt.dest) for group, group_opts in opts.list_opts()
+                  for opt in group_opts}
+        oslo_db_names = {opt.dest for opt in db_options.database_opts}
+        registered = {(group, opt.dest)
+                      for group, opt in validate._registered_opts(conf)
+                      if not (group == 'database'
+                              and opt.dest in oslo_db_names)}
+        registered -= {('DEFAULT', 'config_file'),
+                       ('DEFAULT', 'config_dir'),
+                       ('DEFAULT', 'config_source'),
+                       ('DEFAULT', 'shell_completion')}
+        self.assertEqual(registered, listed)
+
+
+class TestStateDir(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.conf = self.useFixture(resobj_fixtures.ConfFixture())
+
+    def test_xdg_state_home(self):
+        self.useFixture(fixtures.EnvironmentVariable('XDG_STATE_HOME',
+                                                     '/srv/state'))
+        self.assertEqual('/srv/state/resobj',
+                         paths.state_dir(self.conf.conf))
+
+    def test_home_fallback(self):
+        self.useFixture(fixtures.EnvironmentVariable('XDG_STATE_HOME'))
+        self.useFixture(fixtures.EnvironmentVariable('HOME', '/home/u'))
+        self.assertEqual('/home/u/.local/state/resobj',
+                         paths.state_dir(self.conf.conf))
+
+    def test_option_wins(self):
+        self.conf.config(state_dir='~/elsewhere')
+        self.assertEqual(os.path.expanduser('~/elsewhere'),
+                         paths.state_dir(self.conf.conf))
+
+
+class TestDatabaseURL(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.conf = self.useFixture(resobj_fixtures.ConfFixture())
+
+    def url(self):
+        return facade.database_url(self.conf.conf)
+
+    def test_default_is_an_embedded_file_with_a_busy_timeout(self):
+        self.conf.config(state_dir='/srv/resobj')
+        url = self.url()
+        self.assertEqual('sqlite', url.get_backend_name())
+        self.assertEqual('/srv/resobj/resobj.sqlite', url.database)
+        self.assertEqual('30', url.query['timeout'])
+
+    def test_busy_timeout_option(self):
+        self.conf.config(sqlite_busy_timeout=5, group='database')
+        self.conf.config(connection='sqlite:////tmp/x.db', group='database')
+        self.assertEqual('5', self.url().query['timeout'])
+
+    def test_explicit_sqlite_timeout_is_kept(self):
+        self.conf.config(connection='sqlite:////tmp/x.db?timeout=2',
+                         group='database')
+        self.assertEqual('2', self.url().query['timeout'])
+
+    def test_server_urls_are_untouched(self):
+        url = 'postgresql+psycopg2://u:p@db.example/resobj'
+        self.conf.config(connection=url, group='database')
+        self.assertEqual(url, self.url().render_as_string(
+            hide_password=False))
+
+    def test_malformed_url(self):
+        self.conf.config(connection='not a url', group='database')
+        exc = self.assertRaises(exception.ConfigurationError, self.url)
+        self.assertIn('[database] connection', str(exc))
+
+    def test_unknown_dialect(self):
+        self.conf.config(connection='nosuchdb://x/y', group='database')
+        exc = self.assertRaises(exception.ConfigurationError, self.url)
+        self.assertIn("unknown database type 'nosuchdb'", str(exc))
+
+    def test_driver_not_installed(self):
+        self.conf.config(connection='mysql+mysqlconnector://u@h/d',
+                         group='database')
+        exc = self.assertRaises(exception.ConfigurationError, self.url)
+        self.assertIn('not installed', str(exc))
+
+
+class TestValidate(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.conf = cfg.ConfigOpts()
+        resobj_conf.register_opts(self.conf)
+
+    def _parse(self, text):
+        path = self.useFixture(fixtures.TempDir()).join('resobj.conf')
+        with open(path, 'w') as f:
+            f.write(text)
+        self.conf(['--config-file', path], default_config_files=[],
+                  default_config_dirs=[])
+        return path
+
+    def test_known_options_pass(self):
+        self._parse('[DEFAULT]\nstate_dir = /srv\n'
+                    '[database]\nconnection = sqlite://\n'
+                    'max-pool-size = 3\n')
+        validate.check_unknown_options(self.conf)
+        validate.check_values(self.conf)
+
+    def test_deprecated_alias_passes(self):
+        # oslo.config still reads an option under its deprecated name, so
+        # the check must accept it too.
+        self.conf.register_opt(cfg.StrOpt(
+            'new_name', deprecated_name='old_name',
+            deprecated_group='legacy'), group='database')
+        self._parse('[legacy]\nold_name = x\n')
+        validate.check_unknown_options(self.conf)
+        self.assertEqual('x', self.conf.database.new_name)
+
+    def test_unknown_option(self):
+        path = self._parse('[database]\nconection = sqlite://\n')
+        exc = self.assertRaises(exception.UnknownConfigOption,
+                                validate.check_unknown_options, self.conf)
+        self.assertEqual('Unknown option [database] conection in %s' % path,
+                         str(exc))
+
+    def test_unknown_group(self):
+        self._parse('[databse]\nconnection = sqlite://\n')
+        exc = self.assertRaises(exception.UnknownConfigOption,
+                                validate.check_unknown_options, self.conf)
+        self.assertIn('[databse] connection', str(exc))
+
+    def test_bad_value(self):
+        self._parse('[database]\nsqlite_busy_timeout = soon\n')
+        exc = self.assertRaises(exception.ConfigurationError,
+                                validate.check_values, self.conf)
+        self.assertIn('[database] sqlite_busy_timeout', str(exc))
+        self.assertNotIn('LocationInfo', str(exc))

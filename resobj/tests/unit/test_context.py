@@ -1,0 +1,37 @@
+from oslo_db import exception as db_exc
+
+from resobj import context
+from resobj.tests import base
+
+
+class TestRequestContext(base.TestCase):
+
+    def test_read_deleted_is_validated(self):
+        ctx = context.RequestContext()
+        self.assertEqual('no', ctx.read_deleted)
+        self.assertRaises(ValueError, setattr, ctx, 'read_deleted', 'maybe')
+        self.assertRaises(ValueError, context.RequestContext,
+                          read_deleted='all')
+
+    def test_elevated_copies(self):
+        ctx = context.RequestContext(user_id='u', project_id='p',
+                                     roles=['reader'])
+        admin = ctx.elevated(read_deleted='yes')
+        self.assertTrue(admin.is_admin)
+        self.assertIn('admin', admin.roles)
+        self.assertEqual('yes', admin.read_deleted)
+        self.assertFalse(ctx.is_admin)
+        self.assertEqual(['reader'], ctx.roles)
+        self.assertEqual('no', ctx.read_deleted)
+
+    def test_dict_round_trip_keeps_read_deleted(self):
+        ctx = context.RequestContext(user_id='u', read_deleted='only')
+        again = context.RequestContext.from_dict(ctx.to_dict())
+        self.assertEqual('only', again.read_deleted)
+        self.assertEqual('u', again.user_id)
+
+    def test_no_session_outside_a_transaction(self):
+        ctx = context.get_admin_context()
+        self.assertTrue(ctx.is_admin)
+        self.assertRaises(db_exc.NoEngineContextEstablished,
+                          getattr, ctx, 'session')

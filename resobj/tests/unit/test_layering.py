@@ -1,0 +1,138 @@
+"""The import rules between layers hold (doc/source/contributor/architecture.rst).
+
+* ``resobj.db`` never imports the objects, the HTTP layer, the compute
+  layer or the commands;
+* ``resobj.objects`` never imports the HTTP layer or the commands;
+* ``resobj.compute`` never imports ``resobj.db`` (it uses objects only);
+* nothing uses a global ``cfg.CONF``;
+* the DB API's public functions take no session and run under a
+  reader/writer decorator of the facade.
+"""
+
+import ast
+import os
+
+import resobj
+from resobj.tests import base
+
+ROOT = os.path.dirname(os.path.abspath(resobj.__file__))
+
+FORBIDDEN = {
+    'resobj.db': ('resobj.objects', 'resobj.api', 'resobj.compute',
+                  'resobj.cmd'),
+    'resobj.objects': ('resobj.api', 'resobj.cmd'),
+    'resobj.compute': ('resobj.db',),
+}
+FACADE_DECORATORS = {'reader', 'writer', 'replica_reader'}
+
+
+def _modules(package):
+    """(dotted name, path) of every module of ``package``, tests excluded."""
+    top = os.path.join(ROOT, *package.split('.')[1:])
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if d not in ('tests',
+                                                        '__pycache__')]
+        for filename in filenames:
+            if filename.endswith('.py'):
+                path = os.path.join(dirpath, filename)
+                rel = os.path.relpath(path, os.path.dirname(ROOT))
+                yield rel[:-3].replace(os.sep, '.'), path
+
+
+def imported_names(source, module_name):
+    """Every module name ``source`` imports, relative imports resolved."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parent = module_name.rsplit('.', node.level)[0]
+                prefix = parent + ('.' + node.module if node.module else '')
+            else:
+                prefix = node.module
+            names.add(prefix)
+            names.update(prefix + '.' + alias.name for alias in node.names)
+        elif isinstance(node, ast.Call) and getattr(
+                node.func, 'id', None) == '__import__' and node.args and \
+                isinstance(node.args[0], ast.Constant):
+            names.add(node.args[0].value)
+    return names
+
+
+def violations(source, module_name, forbidden):
+    return sorted(name for name in imported_names(source, module_name)
+                  if any(name == f or name.startswith(f + '.')
+                         for f in forbidden))
+
+
+def _read(path):
+    with open(path, encoding='utf-8') as f:
+        return f.read()
+
+
+class TestLayering(base.TestCase):
+
+    def test_checker_catches_a_violation(self):
+        # The rule test below must be able to fail.
+        self.assertEqual(
+            ['resobj.objects', 'resobj.objects.service'],
+            violations('from resobj.objects import service\n',
+                       'resobj.db.api.x', ['resobj.objects']))
+        self.assertEqual(
+            ['resobj.objects', 'resobj.objects.base'],
+            violations('from ..objects import base\n', 'resobj.db.api',
+                       ['resobj.objects']))
+        self.assertEqual(['resobj.db.facade'],
+                         violations('import resobj.db.facade\n',
+                                    'resobj.compute.claims', ['resobj.db']))
+
+    def test_layers_import_only_downwards(self):
+        found = {}
+        for package, forbidden in FORBIDDEN.items():
+            for name, path in _modules(package):
+                bad = violations(_read(path), name, forbidden)
+                if bad:
+                    found[name] = bad
+        self.assertEqual({}, found)
+
+    def test_db_layer_is_not_empty(self):
+        # Guard against the walk silently finding nothing.
+        self.assertIn('resobj.db.api.service',
+                      dict(_modules('resobj.db')))
+
+    def test_no_global_conf(self):
+        def uses_global_conf(source):
+            # Any "<something>.CONF" attribute, e.g. cfg.CONF; docstrings
+            # that mention it do not count.
+            return any(isinstance(node, ast.Attribute) and node.attr == 'CONF'
+                       for node in ast.walk(ast.parse(source)))
+
+        self.assertTrue(uses_global_conf('x = cfg.CONF.database\n'))
+        users = [name for name, path in _modules('resobj')
+                 if uses_global_conf(_read(path))]
+        self.assertEqual([], users)
+
+    def test_db_api_functions_take_no_session_and_are_transactional(self):
+        problems = []
+        for name, path in _modules('resobj.db.api'):
+            if name.endswith(('__init__', '.utils')):
+                continue
+            tree = ast.parse(_read(path))
+            for node in tree.body:
+                if not isinstance(node, ast.FunctionDef) or \
+                        node.name.startswith('_'):
+                    continue
+                args = [a.arg for a in node.args.args + node.args.kwonlyargs]
+                if 'session' in args:
+                    problems.append('%s.%s takes a session'
+                                    % (name, node.name))
+                if not args or args[0] != 'context':
+                    problems.append('%s.%s does not take a context first'
+                                    % (name, node.name))
+                decorators = {getattr(d, 'attr', getattr(d, 'id', None))
+                              for d in node.decorator_list}
+                if not decorators & FACADE_DECORATORS:
+                    problems.append('%s.%s is not under facade.reader/'
+                                    'writer' % (name, node.name))
+        self.assertEqual([], problems)
