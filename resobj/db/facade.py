@@ -19,9 +19,9 @@ import contextlib
 import functools
 import os
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
 
 from resobj.conf import paths
 from resobj import exception
@@ -128,8 +128,8 @@ def _with_sqlite_timeout(conf, url):
 
 def _ensure_state_dir(url):
     """Create the directory of a file-backed SQLite URL, or explain why not."""
-    if url.get_backend_name() != 'sqlite' or url.database in (None, '',
-                                                               ':memory:'):
+    if url.get_backend_name() != 'sqlite' or url.database in (
+            None, '', ':memory:'):
         return
     directory = os.path.dirname(os.path.abspath(url.database))
     try:

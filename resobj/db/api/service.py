@@ -1,8 +1,8 @@
 """Queries on the services table."""
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade

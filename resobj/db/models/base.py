@@ -20,7 +20,8 @@ TABLE_ARGS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'}
 
 # MySQL's DATETIME keeps whole seconds unless told otherwise; the other
 # backends keep microseconds. One precision everywhere.
-DateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
+DateTime = sa.DateTime().with_variant(
+    mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
 
 
 def utcnow():

@@ -1,4 +1,4 @@
-"""The import rules between layers hold (doc/source/contributor/architecture.rst).
+"""The import rules between layers (contributor/architecture.rst) hold.
 
 * ``resobj.db`` never imports the objects, the HTTP layer, the compute
   layer or the commands;

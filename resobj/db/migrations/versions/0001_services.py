@@ -10,7 +10,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 # Microseconds on every backend (MySQL's DATETIME defaults to seconds).
-DateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
+DateTime = sa.DateTime().with_variant(
+    mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
 
 revision = '0001_services'
 down_revision = None

@@ -97,7 +97,8 @@ class TestEmbeddedSQLite(base.TestCase):
 class TestUnreachableServer(base.TestCase):
 
     scenarios = [
-        ('postgresql', {'url': 'postgresql+psycopg2://u:secret@127.0.0.1:%d/x'}),
+        ('postgresql',
+         {'url': 'postgresql+psycopg2://u:secret@127.0.0.1:%d/x'}),
         ('mysql', {'url': 'mysql+pymysql://u:secret@127.0.0.1:%d/x'}),
     ]
 

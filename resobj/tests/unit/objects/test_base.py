@@ -3,9 +3,9 @@
 import uuid
 
 import fixtures
+from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fixture as ovo_fixture
-from oslo_utils import versionutils
 
 from resobj import exception
 from resobj import objects

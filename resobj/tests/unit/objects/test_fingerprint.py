@@ -4,8 +4,8 @@ from oslo_versionedobjects import fixture as ovo_fixture
 
 from resobj import objects
 from resobj.objects import base
-from resobj.objects import fingerprint
 from resobj.objects import fields
+from resobj.objects import fingerprint
 from resobj.tests import base as test_base
 
 objects.register_all()

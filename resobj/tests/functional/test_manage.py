@@ -1,0 +1,115 @@
+"""resobj-manage end to end, in-process, on a temporary state directory."""
+
+import io
+import json
+import os
+
+import fixtures
+
+from resobj.cmd import manage
+from resobj.db import migration
+from resobj.objects import fingerprint
+from resobj.tests import base
+from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import test_facade
+
+
+class TestManage(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.useFixture(fixtures.EnvironmentVariable(
+            'XDG_STATE_HOME', os.path.join(self.tmp, 'state')))
+        # No config file from the machine running the tests.
+        self.useFixture(fixtures.EnvironmentVariable('HOME', self.tmp))
+        self.useFixture(fixtures.MonkeyPatch(
+            'oslo_config.cfg.find_config_files', lambda *a, **k: []))
+        self.useFixture(fixtures.MonkeyPatch(
+            'oslo_config.cfg.find_config_dirs', lambda *a, **k: []))
+
+    def run_manage(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        self.useFixture(fixtures.MonkeyPatch('sys.stdout', out))
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
+        code = manage.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def write_conf(self, text):
+        path = os.path.join(self.tmp, 'resobj.conf')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def assert_one_line_error(self, result, *fragments):
+        code, out, err = result
+        self.assertEqual(1, code)
+        self.assertEqual('', out)
+        lines = err.splitlines()
+        self.assertEqual(1, len(lines), err)
+        self.assertTrue(lines[0].startswith('resobj-manage: error: '))
+        self.assertNotIn('Traceback', err)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+
+    def test_db_sync_creates_the_embedded_database(self):
+        code, out, err = self.run_manage('db', 'sync')
+        self.assertEqual(0, code, err)
+        path = os.path.join(self.tmp, 'state', 'resobj', 'resobj.sqlite')
+        self.assertTrue(os.path.exists(path))
+        self.assertIn('is at revision %s' % migration.head_revision(), out)
+
+    def test_db_version(self):
+        code, out, err = self.run_manage('db', 'version')
+        self.assertEqual(0, code, err)
+        self.assertTrue(out.startswith('empty'), out)
+
+    def test_objects_list(self):
+        code, out, err = self.run_manage('objects', 'list')
+        self.assertEqual(0, code, err)
+        lines = out.splitlines()
+        self.assertEqual(['Object', 'Version', 'Fingerprint'],
+                         lines[0].split())
+        table = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+        for name, value in fingerprint.fingerprints().items():
+            self.assertEqual([value.split('-')[0], value], table[name])
+
+    def test_objects_fingerprints_json(self):
+        code, out, err = self.run_manage('objects', 'fingerprints')
+        self.assertEqual(0, code, err)
+        self.assertEqual(fingerprint.fingerprints(), json.loads(out))
+
+    def test_unknown_option_in_config_file(self):
+        path = self.write_conf('[database]\nconection = sqlite://\n')
+        self.assert_one_line_error(
+            self.run_manage('--config-file', path, 'db', 'sync'),
+            '[database] conection', path)
+
+    def test_bad_option_value(self):
+        path = self.write_conf('[database]\nmax_pool_size = lots\n')
+        self.assert_one_line_error(
+            self.run_manage('--config-file', path, 'db', 'sync'),
+            '[database] max_pool_size')
+
+    def test_missing_config_file(self):
+        self.assert_one_line_error(
+            self.run_manage('--config-file', '/nonexistent.conf', 'db',
+                            'sync'),
+            '/nonexistent.conf')
+
+    def test_unwritable_state_directory(self):
+        blocker = os.path.join(self.tmp, 'a-file')
+        open(blocker, 'w').close()
+        path = self.write_conf('[DEFAULT]\nstate_dir = %s/x\n' % blocker)
+        self.assert_one_line_error(
+            self.run_manage('--config-file', path, 'db', 'sync'),
+            'State directory %s/x is not writable' % blocker)
+
+    def test_unreachable_database(self):
+        path = self.write_conf(
+            '[database]\nconnection = postgresql+psycopg2://u:pw@'
+            '127.0.0.1:%d/resobj\n' % test_facade.closed_port())
+        self.assert_one_line_error(
+            self.run_manage('--config-file', path, 'db', 'sync'),
+            'Cannot connect to the database')
