@@ -1,0 +1,23 @@
+# Sphinx configuration for the standalone resobj release notes.
+#
+# The same notes are also part of the main documentation
+# (doc/source/releasenotes.rst). To build only the notes, from the top of
+# the repository:
+#
+#     sphinx-build -W -b html releasenotes/source releasenotes/build/html
+
+project = 'resobj release notes'
+copyright = 'resobj developers'
+author = 'resobj developers'
+
+extensions = [
+    'reno.sphinxext',
+]
+
+root_doc = 'index'
+source_suffix = {'.rst': 'restructuredtext'}
+exclude_patterns = []
+highlight_language = 'none'
+
+html_theme = 'alabaster'
+html_static_path = []
