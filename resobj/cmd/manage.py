@@ -6,6 +6,7 @@ exit; ``--debug`` adds the traceback.
 """
 
 import json
+import os
 import sys
 
 from oslo_config import cfg
@@ -31,10 +32,23 @@ def db_sync(conf):
 
 
 def db_version(conf):
+    head = migration.head_revision()
+    if not _embedded_database_exists(conf):
+        # Reading the version must not create the database.
+        print('empty: no database at %s (newest known: %s)'
+              % (_display_url(conf), head))
+        return
     facade.configure(conf)
     current = migration.db_version()
-    head = migration.head_revision()
     print('%s (newest known: %s)' % (current or 'empty', head))
+
+
+def _embedded_database_exists(conf):
+    url = facade.database_url(conf)
+    if url.get_backend_name() != 'sqlite' or url.database in (
+            None, '', ':memory:'):
+        return True
+    return os.path.exists(url.database)
 
 
 def objects_list(conf):
@@ -60,7 +74,11 @@ def _format_table(prints):
 
 
 def _display_url(conf):
-    return facade.database_url(conf).render_as_string(hide_password=True)
+    url = facade.database_url(conf)
+    if 'timeout' not in (conf.database.connection or ''):
+        # The busy timeout resobj adds to SQLite URLs is not the user's.
+        url = url.difference_update_query(['timeout'])
+    return url.render_as_string(hide_password=True)
 
 
 def _add_parsers(subparsers):

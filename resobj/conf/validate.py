@@ -7,6 +7,8 @@ database without a word. Management commands call
 """
 
 import configparser
+import glob
+import os
 
 from oslo_config import cfg
 
@@ -64,10 +66,23 @@ def _reason(exc):
     return text.split('is not valid: ', 1)[-1]
 
 
+def _parsed_files(conf):
+    """The files oslo.config read: config files, then each dir's *.conf.
+
+    Both options hold the defaults oslo.config searched when none were
+    given on the command line.
+    """
+    files = list(conf.config_file or [])
+    for directory in conf.config_dir or []:
+        directory = os.path.expanduser(directory)
+        files.extend(sorted(glob.glob(os.path.join(directory, '*.conf'))))
+    return files
+
+
 def check_unknown_options(conf):
     """Raise UnknownConfigOption for the first unregistered option found."""
     known = _known_names(conf)
-    for path in conf.config_file or []:
+    for path in _parsed_files(conf):
         # No DEFAULT inheritance: every section is checked on its own.
         parser = configparser.RawConfigParser(
             strict=False, default_section='\0none')

@@ -96,10 +96,9 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 
     @base.remotable
     def destroy(self):
-        service_db.destroy(self._context, self.id)
-        # Re-read as deleted so the caller's object shows what happened.
-        self.deleted = True
-        self.obj_reset_changes(['deleted'])
+        # The deleted row: the caller's object shows deleted and deleted_at.
+        self._from_db_object(self._context, self,
+                             service_db.destroy(self._context, self.id))
 
 
 @base.ResobjObjectRegistry.register

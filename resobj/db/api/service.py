@@ -84,8 +84,11 @@ def update(context, service_id, values):
 
 @facade.writer
 def destroy(context, service_id):
+    """Soft-delete a service; return its row as deleted."""
     if not utils.soft_delete(context, _TABLE, _TABLE.c.id == service_id):
         raise exception.ServiceNotFound(key='id=%s' % service_id)
+    return utils.fetch_one(context, sa.select(_TABLE).where(
+        _TABLE.c.id == service_id))
 
 
 @facade.reader

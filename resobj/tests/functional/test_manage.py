@@ -59,11 +59,21 @@ class TestManage(base.TestCase):
         path = os.path.join(self.tmp, 'state', 'resobj', 'resobj.sqlite')
         self.assertTrue(os.path.exists(path))
         self.assertIn('is at revision %s' % migration.head_revision(), out)
+        self.assertNotIn('timeout', out)
 
-    def test_db_version(self):
+    def test_db_version_does_not_create_the_database(self):
         code, out, err = self.run_manage('db', 'version')
         self.assertEqual(0, code, err)
-        self.assertTrue(out.startswith('empty'), out)
+        self.assertTrue(out.startswith('empty: no database at sqlite:'), out)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, 'state')))
+
+    def test_db_version_after_sync(self):
+        self.assertEqual(0, self.run_manage('db', 'sync')[0])
+        # A second command is a second process, with its own facade.
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        code, out, err = self.run_manage('db', 'version')
+        self.assertEqual(0, code, err)
+        self.assertTrue(out.startswith(migration.head_revision()), out)
 
     def test_objects_list(self):
         code, out, err = self.run_manage('objects', 'list')

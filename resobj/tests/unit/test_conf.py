@@ -160,6 +160,16 @@ class TestValidate(base.TestCase):
                                 validate.check_unknown_options, self.conf)
         self.assertIn('[databse] connection', str(exc))
 
+    def test_unknown_option_in_a_config_dir(self):
+        directory = self.useFixture(fixtures.TempDir()).path
+        with open(os.path.join(directory, '10-db.conf'), 'w') as f:
+            f.write('[databse]\nconnection = sqlite://\n')
+        self.conf(['--config-dir', directory], default_config_files=[],
+                  default_config_dirs=[])
+        exc = self.assertRaises(exception.UnknownConfigOption,
+                                validate.check_unknown_options, self.conf)
+        self.assertIn('10-db.conf', str(exc))
+
     def test_bad_value(self):
         self._parse('[database]\nsqlite_busy_timeout = soon\n')
         exc = self.assertRaises(exception.ConfigurationError,

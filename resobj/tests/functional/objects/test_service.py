@@ -64,6 +64,8 @@ class TestServiceObject(db_base.DBTestCase):
         service = self._make()
         service.destroy()
         self.assertTrue(service.deleted)
+        self.assertIsNotNone(service.deleted_at)
+        self.assertEqual(set(), service.obj_what_changed())
         self.assertRaises(exception.ServiceNotFound,
                           objects.Service.get_by_id, self.context, service.id)
         # The key is free again.
