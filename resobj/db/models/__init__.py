@@ -9,4 +9,9 @@ live in ``resobj.db.api``. Import a model module here so that
 """
 
 from resobj.db.models.base import BASE  # noqa: F401
+from resobj.db.models import compute_node  # noqa: F401
+from resobj.db.models import flavor  # noqa: F401
+from resobj.db.models import instance  # noqa: F401
+from resobj.db.models import migration  # noqa: F401
+from resobj.db.models import pci_device  # noqa: F401
 from resobj.db.models import service  # noqa: F401
