@@ -66,6 +66,11 @@ class ObjectActionError(ResobjException):
     msg_fmt = 'Object action %(action)s failed because: %(reason)s'
 
 
+class ObjectBackportError(ResobjException):
+    msg_fmt = ('Cannot backport %(objname)s to version %(target)s: '
+               '%(reason)s')
+
+
 class UnsupportedObject(ResobjException):
     msg_fmt = ('Cannot load object %(objname)s version %(objver)s: '
                'this resobj does not know that object')

@@ -22,6 +22,40 @@ obj_make_list = ovo_base.obj_make_list
 obj_tree_get_versions = ovo_base.obj_tree_get_versions
 
 
+def version_tuple(version):
+    return versionutils.convert_version_to_tuple(version)
+
+
+def drop_fields_added_after(primitive, target_version, added_in):
+    """Pop every field that ``target_version`` predates.
+
+    ``added_in`` maps a field name to the version that added it, e.g.
+    ``{'description': '1.1'}``; ``primitive`` is the object's data dict as
+    ``obj_make_compatible`` receives it.
+    """
+    target = version_tuple(target_version)
+    for name, version in added_in.items():
+        if target < version_tuple(version):
+            primitive.pop(name, None)
+
+
+def raise_on_too_new_values(objname, target_version, primitive, name,
+                            value_added_in):
+    """Refuse to send a value the receiver's version cannot represent.
+
+    ``value_added_in`` maps an (enum) value of field ``name`` to the
+    version that introduced it. Dropping or rewriting such a value would
+    hand the older peer something false, so the backport fails instead.
+    """
+    value = primitive.get(name)
+    added = value_added_in.get(value)
+    if added is not None and version_tuple(target_version) < \
+            version_tuple(added):
+        raise exception.ObjectBackportError(
+            objname=objname, target=target_version,
+            reason='%s=%r needs version %s or newer' % (name, value, added))
+
+
 class ResobjObjectRegistry(ovo_base.VersionedObjectRegistry):
     """Registers objects and publishes the newest as ``resobj.objects.X``.
 
