@@ -88,3 +88,16 @@ class ServiceNotFound(NotFound):
 
 class ServiceExists(Conflict):
     msg_fmt = 'Service %(host)s/%(binary)s already exists.'
+
+
+# Compute nodes
+class ComputeNodeNotFound(NotFound):
+    msg_fmt = 'Compute node %(key)s could not be found.'
+
+
+class ComputeNodeExists(Conflict):
+    msg_fmt = 'Compute node %(host)s/%(nodename)s already exists.'
+
+
+class OnlineMigrationError(ResobjException):
+    msg_fmt = 'Online data migration %(name)s failed: %(reason)s'

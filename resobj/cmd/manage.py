@@ -14,8 +14,10 @@ from oslo_log import log as logging
 
 from resobj import conf as resobj_conf
 from resobj.conf import validate
+from resobj import context as resobj_context
 from resobj.db import facade
 from resobj.db import migration
+from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import fingerprint
 from resobj import version
@@ -51,6 +53,31 @@ def _embedded_database_exists(conf):
     return os.path.exists(url.database)
 
 
+def db_online_data_migrations(conf):
+    """Exit 0 when all is done, 1 when work remains, 2 on errors."""
+    max_count = conf.category.max_count
+    if max_count is not None and max_count < 1:
+        raise exception.Invalid('--max-count must be at least 1')
+    facade.configure(conf)
+    results, remaining = online_migrations.run(
+        resobj_context.get_admin_context(),
+        online_migrations.registered(conf), max_count=max_count)
+    rows = [('Migration', 'Found', 'Done')]
+    rows += [(r.name, str(r.found), 'error' if r.error else str(r.done))
+             for r in results]
+    print(_format_rows(rows))
+    errors = [r for r in results if r.error]
+    for result in errors:
+        print('%s: error: %s failed: %s' % (PROG, result.name, result.error),
+              file=sys.stderr)
+    if errors:
+        return 2
+    if remaining:
+        print('More rows may need migrating: run the command again.')
+        return 1
+    return 0
+
+
 def objects_list(conf):
     print(_format_table(fingerprint.fingerprints()))
 
@@ -67,7 +94,11 @@ def _format_table(prints):
     rows = [('Object', 'Version', 'Fingerprint')]
     rows += [(name, value.split('-', 1)[0], value)
              for name, value in sorted(prints.items())]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return _format_rows(rows)
+
+
+def _format_rows(rows):
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return '\n'.join(
         '  '.join(cell.ljust(width) for cell, width in zip(row, widths))
         .rstrip() for row in rows)
@@ -91,6 +122,13 @@ def _add_parsers(subparsers):
     parser = db_actions.add_parser(
         'version', help='print the schema revision of the database')
     parser.set_defaults(func=db_version)
+    parser = db_actions.add_parser(
+        'online_data_migrations',
+        help='rewrite rows left in old formats, in batches; exit 0 when '
+             'all is done, 1 when work remains, 2 on errors')
+    parser.add_argument('--max-count', type=int, metavar='N',
+                        help='migrate at most N rows in all')
+    parser.set_defaults(func=db_online_data_migrations)
 
     objs = subparsers.add_parser('objects', help='versioned objects')
     obj_actions = objs.add_subparsers(dest='action', metavar='ACTION')
@@ -139,13 +177,12 @@ def main(argv=None):
     try:
         validate.check_unknown_options(conf)
         validate.check_values(conf)
-        conf.category.func(conf)
+        return conf.category.func(conf) or 0
     except exception.ResobjException as exc:
         return _fail(str(exc), conf)
     except Exception as exc:
         return _fail('unexpected %s: %s (run with --debug for details)'
                      % (type(exc).__name__, exc), conf)
-    return 0
 
 
 if __name__ == '__main__':

@@ -1,5 +1,6 @@
 """The ``oslo.config.opts`` entry point: every option resobj defines."""
 
+from resobj.conf import compute
 from resobj.conf import database
 from resobj.conf import paths
 
@@ -7,5 +8,6 @@ from resobj.conf import paths
 def list_opts():
     return [
         ('DEFAULT', paths.list_opts()),
+        ('compute', compute.list_opts()),
         ('database', database.list_opts()),
     ]

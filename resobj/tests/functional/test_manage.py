@@ -7,10 +7,12 @@ import os
 import fixtures
 
 from resobj.cmd import manage
+from resobj import context
 from resobj.db import migration
 from resobj.objects import fingerprint
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import test_compute_node
 from resobj.tests.functional.db import test_facade
 
 
@@ -123,3 +125,43 @@ class TestManage(base.TestCase):
         self.assert_one_line_error(
             self.run_manage('--config-file', path, 'db', 'sync'),
             'Cannot connect to the database')
+
+    def _synced_with_legacy_nodes(self, count):
+        self.assertEqual(0, self.run_manage('db', 'sync')[0])
+        ctx = context.get_admin_context()
+        for n in range(count):
+            test_compute_node.insert_legacy_row(
+                ctx, hypervisor_hostname='n%d' % n)
+
+    def _again(self, *argv):
+        # Each command is its own process, with its own facade.
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        return self.run_manage(*argv)
+
+    def test_online_data_migrations_nothing_to_do(self):
+        self.assertEqual(0, self.run_manage('db', 'sync')[0])
+        code, out, err = self._again('db', 'online_data_migrations')
+        self.assertEqual(0, code, err)
+        lines = out.splitlines()
+        self.assertEqual(['Migration', 'Found', 'Done'], lines[0].split())
+        self.assertIn(['compute_node_uuids', '0', '0'],
+                      [line.split() for line in lines])
+
+    def test_online_data_migrations_max_count_then_resume(self):
+        self._synced_with_legacy_nodes(3)
+        code, out, err = self._again('db', 'online_data_migrations',
+                                     '--max-count', '2')
+        self.assertEqual(1, code, out + err)
+        self.assertIn('run the command again', out)
+        code, out, err = self._again('db', 'online_data_migrations')
+        self.assertEqual(0, code, out + err)
+        table = {line.split()[0]: line.split()[1:]
+                 for line in out.splitlines()[1:]}
+        self.assertEqual(['1', '1'], table['compute_node_uuids'])
+        self.assertEqual(['3', '3'], table['compute_node_allocation_ratios'])
+
+    def test_online_data_migrations_rejects_bad_max_count(self):
+        self.assert_one_line_error(
+            self.run_manage('db', 'online_data_migrations', '--max-count',
+                            '0'),
+            '--max-count must be at least 1')
