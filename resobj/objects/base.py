@@ -83,6 +83,34 @@ class ResobjObject(ovo_base.VersionedObject):
     OBJ_SERIAL_NAMESPACE = 'resobj_object'
     OBJ_PROJECT_NAMESPACE = 'resobj'
 
+    # The two overrides below keep oslo.versionedobjects' contract but not
+    # its cost: there, obj_attr_is_set() rebuilds the list of field names
+    # on every call, and obj_to_primitive() calls it once per field and
+    # obj_what_changed() (twice) once more per field, so dehydrating an
+    # object is quadratic in its fields, and children multiply it
+    # (bench/roundtrip.py). Neither is remotable nor a field, so object
+    # fingerprints do not change.
+
+    def obj_attr_is_set(self, attrname):
+        if attrname not in self.fields and \
+                attrname not in self.obj_extra_fields:
+            raise AttributeError("%s object has no attribute '%s'"
+                                 % (self.obj_name(), attrname))
+        return ovo_base._get_attrname(attrname) in self.__dict__
+
+    def obj_what_changed(self):
+        changes = {name for name in self._changed_fields
+                   if name in self.fields}
+        values = self.__dict__
+        for name in self.fields:
+            # Set fields live in the instance dict; reading it directly
+            # never triggers a lazy load, as the stock check never did.
+            value = values.get(ovo_base._get_attrname(name))
+            if isinstance(value, ovo_base.VersionedObject) and \
+                    value.obj_what_changed():
+                changes.add(name)
+        return changes
+
     @staticmethod
     def _from_db_object(context, obj, db_row, skip=()):
         """Fill ``obj`` from a DB API row (a dict) and mark it unchanged.

@@ -254,3 +254,59 @@ class TestSerializer(_RegistryTestCase):
         self.assertRaises(exception.UnsupportedObject,
                           self.serializer.deserialize_entity, None,
                           primitive)
+
+
+class TestFastChangeTracking(_RegistryTestCase):
+    """resobj's obj_what_changed/obj_attr_is_set agree with the stock ones."""
+
+    def setUp(self):
+        super().setUp()
+
+        class Child(base.ResobjObject):
+            fields = {'n': fields.IntegerField()}
+
+        class Parent(base.ResobjObject):
+            fields = {'name': fields.StringField(),
+                      'child': fields.ObjectField('Child', nullable=True),
+                      'tags': fields.ListOfStringsField(default=[])}
+            obj_extra_fields = ['label']
+
+            @property
+            def label(self):
+                return 'x'
+
+        base.ResobjObjectRegistry.register(Child)
+        base.ResobjObjectRegistry.register(Parent)
+        self.Child, self.Parent = Child, Parent
+
+    def _assert_same(self, obj):
+        self.assertEqual(ovo_base.VersionedObject.obj_what_changed(obj),
+                         obj.obj_what_changed())
+        for name in list(obj.fields) + obj.obj_extra_fields:
+            self.assertEqual(
+                ovo_base.VersionedObject.obj_attr_is_set(obj, name),
+                obj.obj_attr_is_set(name))
+
+    def test_states(self):
+        parent = self.Parent()
+        self._assert_same(parent)
+        parent.name = 'p'
+        self._assert_same(parent)
+        parent.child = self.Child(n=1)
+        self._assert_same(parent)
+        parent.obj_reset_changes(recursive=True)
+        self.assertEqual(set(), parent.obj_what_changed())
+        self._assert_same(parent)
+        parent.child.n = 2
+        self.assertEqual({'child'}, parent.obj_what_changed())
+        self._assert_same(parent)
+        parent.child = None
+        self._assert_same(parent)
+
+    def test_unknown_attribute(self):
+        parent = self.Parent()
+        self.assertRaises(AttributeError, parent.obj_attr_is_set, 'nope')
+        self.assertRaises(AttributeError,
+                          ovo_base.VersionedObject.obj_attr_is_set, parent,
+                          'nope')
+        self.assertTrue(parent.obj_attr_is_set('label') is False)
