@@ -91,6 +91,17 @@ class ResobjObject(ovo_base.VersionedObject):
     # (bench/roundtrip.py). Neither is remotable nor a field, so object
     # fingerprints do not change.
 
+    def __setattr__(self, name, value):
+        # oslo.versionedobjects' coercion errors often omit the field
+        # ("invalid literal for int()"); say which object and field.
+        try:
+            super().__setattr__(name, value)
+        except ValueError as exc:
+            if name not in self.fields:
+                raise
+            raise ValueError('%s.%s: %s' % (self.obj_name(), name, exc)) \
+                from exc
+
     def obj_attr_is_set(self, attrname):
         if attrname not in self.fields and \
                 attrname not in self.obj_extra_fields:

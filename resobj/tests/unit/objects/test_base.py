@@ -310,3 +310,21 @@ class TestFastChangeTracking(_RegistryTestCase):
                           ovo_base.VersionedObject.obj_attr_is_set, parent,
                           'nope')
         self.assertTrue(parent.obj_attr_is_set('label') is False)
+
+
+class TestInvalidValues(test_base.TestCase):
+
+    def test_errors_name_object_and_field(self):
+        service = objects.Service()
+        for name, value in (('report_count', 'abc'), ('report_count', -1),
+                            ('host', None), ('uuid', 'nope'),
+                            ('last_seen_up', 'yesterday')):
+            exc = self.assertRaises(ValueError, setattr, service, name,
+                                    value)
+            self.assertIn('Service.%s: ' % name, str(exc))
+            self.assertFalse(service.obj_attr_is_set(name))
+
+    def test_other_attributes_are_untouched(self):
+        service = objects.Service()
+        service.anything = 1
+        self.assertEqual(1, service.anything)
