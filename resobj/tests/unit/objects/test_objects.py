@@ -22,6 +22,8 @@ from resobj.tests import base
 
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
+    'PciDevicePool': '1.1-83a5c9c7ecf3c442736ccadf46118d61',
+    'PciDevicePoolList': '1.1-ebc8542000731792344fadee7a40537e',
     'Service': '1.0-c0a08327c520312ce225384b0ce65c50',
     'ServiceList': '1.0-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
 }
