@@ -99,5 +99,32 @@ class ComputeNodeExists(Conflict):
     msg_fmt = 'Compute node %(host)s/%(nodename)s already exists.'
 
 
-class OnlineMigrationError(ResobjException):
-    msg_fmt = 'Online data migration %(name)s failed: %(reason)s'
+# PCI devices
+
+class PciDeviceNotFound(NotFound):
+    msg_fmt = 'PCI device %(key)s could not be found.'
+
+
+class PciDeviceExists(Conflict):
+    msg_fmt = ('PCI device %(address)s already exists on compute node '
+               '%(compute_node_id)s.')
+
+
+class PciDeviceComputeNodeNotFound(NotFound):
+    msg_fmt = ('Compute node %(compute_node_id)s of PCI device %(address)s '
+               'does not exist.')
+
+
+class PciDeviceInvalidStatus(Conflict):
+    msg_fmt = ('Cannot %(transition)s PCI device %(address)s: it is '
+               '%(status)s, and %(transition)s is allowed only from '
+               '%(allowed)s.')
+
+
+class PciDeviceInvalidOwner(Conflict):
+    msg_fmt = ('Cannot %(transition)s PCI device %(address)s for instance '
+               '%(instance_uuid)s: it belongs to instance %(owner)s.')
+
+
+class InvalidPciStats(Invalid):
+    msg_fmt = 'Invalid pci_stats: %(reason)s'

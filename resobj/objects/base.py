@@ -170,7 +170,32 @@ class ObjectListBase(ovo_base.ObjectListBase):
 
     The order of the bases matters: with ResobjObject first, ``objects``
     is never initialised.
+
+    A list whose items have more than one version declares which item
+    version each of its versions carries::
+
+        obj_relationships = {'objects': [('1.0', '1.0'), ('1.1', '1.1')]}
+
+    A backport then carries the items at that version, or at an older one
+    when the receiver's version manifest names one. oslo.versionedobjects
+    alone follows the manifest even where it names an item version newer
+    than the target list version ever carried, which would put items of a
+    version the list's history rules out into its primitive.
     """
+
+    def obj_make_compatible(self, primitive, target_version):
+        manifest = getattr(self, '_obj_version_manifest', None)
+        carried = None
+        for list_version, item_version in getattr(
+                self, 'obj_relationships', {}).get('objects', ()):
+            if version_tuple(target_version) >= version_tuple(list_version):
+                carried = item_version
+        item = self.fields['objects'].objname
+        if manifest and carried and item in manifest and \
+                version_tuple(manifest[item]) > version_tuple(carried):
+            # ovo removes the stashed manifest once this call returns.
+            self._obj_version_manifest = dict(manifest, **{item: carried})
+        super().obj_make_compatible(primitive, target_version)
 
 
 class ResobjObjectSerializer(ovo_base.VersionedObjectSerializer):

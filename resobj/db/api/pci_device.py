@@ -1,0 +1,126 @@
+"""Queries on the pci_devices table.
+
+Rows come back as dicts with ``extra_info`` decoded to a dict (``{}`` for
+a NULL column); ``values`` passed in may hold ``extra_info`` as a dict,
+which is stored as JSON text.
+"""
+
+from oslo_db import exception as db_exc
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from resobj.db.api import utils
+from resobj.db import facade
+from resobj.db.models import base
+from resobj.db.models import pci_device as models
+from resobj import exception
+
+_TABLE = models.PciDevice.__table__
+
+# Written by destroy(): a soft-deleted row says what happened to it when
+# read with read_deleted='yes'.
+DELETED_STATUS = 'deleted'
+
+
+def _decode(row):
+    if row is not None:
+        text = row.get('extra_info')
+        row['extra_info'] = jsonutils.loads(text) if text else {}
+    return row
+
+
+def _encode(values):
+    values = dict(values)
+    if 'extra_info' in values:
+        extra_info = values['extra_info']
+        values['extra_info'] = (None if extra_info is None
+                                else jsonutils.dumps(extra_info))
+    return values
+
+
+def _select(context, *criteria):
+    return utils.filter_deleted(
+        context, _TABLE, sa.select(_TABLE).where(*criteria))
+
+
+def _fetch_all(context, *criteria):
+    return [_decode(row) for row in utils.fetch_all(
+        context, _select(context, *criteria).order_by(_TABLE.c.id))]
+
+
+@facade.reader
+def get(context, device_id):
+    row = utils.fetch_one(context, _select(context, _TABLE.c.id == device_id))
+    if row is None:
+        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+    return _decode(row)
+
+
+@facade.reader
+def get_all_by_compute_node(context, compute_node_id):
+    return _fetch_all(context, _TABLE.c.compute_node_id == compute_node_id)
+
+
+@facade.reader
+def get_all_by_instance_uuid(context, instance_uuid):
+    return _fetch_all(context, _TABLE.c.instance_uuid == instance_uuid)
+
+
+@facade.writer
+def create(context, values):
+    values = _encode(values)
+    values.setdefault('created_at', base.utcnow())
+    try:
+        result = context.session.execute(sa.insert(_TABLE).values(values))
+    except db_exc.DBDuplicateEntry:
+        raise exception.PciDeviceExists(
+            compute_node_id=values.get('compute_node_id'),
+            address=values.get('address'))
+    except db_exc.DBReferenceError:
+        raise exception.PciDeviceComputeNodeNotFound(
+            compute_node_id=values.get('compute_node_id'),
+            address=values.get('address'))
+    return get(context, result.inserted_primary_key[0])
+
+
+@facade.writer
+def update(context, device_id, values):
+    """Update a live device; soft-deleted or missing raises NotFound."""
+    # Read first: after a failed statement PostgreSQL refuses every query
+    # in the transaction, so the error message's key must be known before.
+    current = utils.fetch_one(context, sa.select(
+        _TABLE.c.compute_node_id, _TABLE.c.address).where(
+            _TABLE.c.id == device_id, _TABLE.c.deleted == 0))
+    if current is None:
+        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+    values = _encode(values)
+    values.setdefault('updated_at', base.utcnow())
+    key = {'compute_node_id': values.get('compute_node_id',
+                                         current['compute_node_id']),
+           'address': values.get('address', current['address'])}
+    try:
+        count = context.session.execute(
+            sa.update(_TABLE)
+            .where(_TABLE.c.id == device_id, _TABLE.c.deleted == 0)
+            .values(values)).rowcount
+    except db_exc.DBDuplicateEntry:
+        raise exception.PciDeviceExists(**key)
+    except db_exc.DBReferenceError:
+        raise exception.PciDeviceComputeNodeNotFound(**key)
+    if not count:
+        # Deleted by someone else between the read and the update.
+        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+    return get(context, device_id)
+
+
+@facade.writer
+def destroy(context, device_id):
+    """Soft-delete a device, marking it deleted; return its deleted row."""
+    live = (_TABLE.c.id == device_id, _TABLE.c.deleted == 0)
+    context.session.execute(
+        sa.update(_TABLE).where(*live)
+        .values(status=DELETED_STATUS, updated_at=_TABLE.c.updated_at))
+    if not utils.soft_delete(context, _TABLE, _TABLE.c.id == device_id):
+        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+    return _decode(utils.fetch_one(context, sa.select(_TABLE).where(
+        _TABLE.c.id == device_id)))
