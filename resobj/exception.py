@@ -101,3 +101,8 @@ class ComputeNodeExists(Conflict):
 
 class OnlineMigrationError(ResobjException):
     msg_fmt = 'Online data migration %(name)s failed: %(reason)s'
+
+
+class ComputeNodeUUIDMismatch(Invalid):
+    msg_fmt = ('Compute node %(node)s has uuid %(current)s; its virt '
+               'driver reports %(new)s. Refusing to change it.')
