@@ -99,6 +99,11 @@ class ComputeNodeExists(Conflict):
     msg_fmt = 'Compute node %(host)s/%(nodename)s already exists.'
 
 
+class ComputeNodeUUIDMismatch(Invalid):
+    msg_fmt = ('Compute node %(node)s has uuid %(current)s; its virt '
+               'driver reports %(new)s. Refusing to change it.')
+
+
 # PCI devices
 
 class PciDeviceNotFound(NotFound):

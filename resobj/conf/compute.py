@@ -11,17 +11,16 @@ for _resource in RESOURCES:
     compute_opts.append(cfg.FloatOpt(
         '%s_allocation_ratio' % _resource,
         min=0.0,
-        help='Overcommit ratio for %s on every compute node. When set, it '
-             'replaces the ratio stored for each node; when unset, a '
-             'node keeps its stored ratio, and a node with none gets '
+        help='Overcommit ratio for %s given to compute nodes that have '
+             'none (new nodes, and rows written by old code with an empty '
+             'or zero ratio). When unset, such nodes get '
              'initial_%s_allocation_ratio.' % (_resource, _resource)))
     compute_opts.append(cfg.FloatOpt(
         'initial_%s_allocation_ratio' % _resource,
         default=_INITIAL[_resource],
         min=0.0,
-        help='Ratio given to a compute node that has no %s allocation '
-             'ratio yet (new nodes, and rows written by old code with an '
-             'empty or zero ratio).' % _resource))
+        help='Ratio for %s given to compute nodes that have none, when '
+             '%s_allocation_ratio is not set.' % (_resource, _resource)))
 
 
 def register_opts(conf):

@@ -8,6 +8,20 @@ is available here by name, e.g. ``resobj.objects.Service``.
 def register_all():
     """Import every object module so each class registers itself."""
     # NOTE: importing a module registers its classes; add new modules here.
+    __import__('resobj.objects.compute_node')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')
     __import__('resobj.objects.service')
+
+
+def configure(conf):
+    """Give the objects the configuration values they read.
+
+    Call once per process after parsing ``conf``; until then objects use
+    the option defaults. Today that is the allocation ratios given to
+    compute nodes that have none.
+    """
+    from resobj.conf import compute as compute_conf
+    from resobj.objects import compute_node
+    compute_node.set_allocation_ratio_defaults(
+        compute_conf.allocation_ratio_defaults(conf))

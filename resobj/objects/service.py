@@ -9,6 +9,7 @@ reader of some data is new enough for a new format (upgrade gating).
 from resobj.db.api import service as service_db
 from resobj import exception
 from resobj.objects import base
+from resobj.objects import compute_node
 from resobj.objects import fields
 
 # Bump SERVICE_VERSION and append an entry whenever a service starts to
@@ -26,7 +27,8 @@ SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 @base.ResobjObjectRegistry.register
 class Service(base.ResobjPersistentObject, base.ResobjObject):
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: adds compute_node (lazy-loaded) and get_by_compute_host()
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -40,7 +42,44 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         'last_seen_up': fields.DateTimeField(nullable=True),
         'forced_down': fields.BooleanField(default=False),
         'version': fields.NonNegativeIntegerField(default=SERVICE_VERSION),
+        'compute_node': fields.ObjectField('ComputeNode', nullable=True),
     }
+
+    ADDED_IN = {'compute_node': '1.1'}
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        base.drop_fields_added_after(primitive, target_version,
+                                     self.ADDED_IN)
+
+    @staticmethod
+    def _from_db_object(context, service, db_row, skip=()):
+        # compute_node is not a column: it loads on first access.
+        return base.ResobjObject._from_db_object(
+            context, service, db_row, skip=tuple(skip) + ('compute_node',))
+
+    def obj_load_attr(self, attrname):
+        if attrname != 'compute_node':
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s is not lazy-loadable' % attrname)
+        if self._context is None:
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='no context to load compute_node with')
+        if self.binary != compute_node.COMPUTE_BINARY:
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='service %s/%s is not a compute service and has no '
+                       'compute node' % (self.host, self.binary))
+        nodes = compute_node.ComputeNodeList.get_all_by_host(
+            self._context, self.host)
+        if not nodes:
+            raise exception.ComputeNodeNotFound(key='host=%s' % self.host)
+        # A compute service may drive several nodes (e.g. bare metal); the
+        # first one created is the service's own, as old code assumed.
+        self.compute_node = nodes[0]
+        self.obj_reset_changes(['compute_node'])
 
     @classmethod
     @base.remotable
@@ -63,6 +102,13 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 
     @classmethod
     @base.remotable
+    def get_by_compute_host(cls, context, host):
+        """The compute service running on ``host``."""
+        return cls.get_by_host_and_binary(context, host,
+                                          compute_node.COMPUTE_BINARY)
+
+    @classmethod
+    @base.remotable
     def get_minimum_version(cls, context, binaries):
         """The lowest service version among live services of ``binaries``.
 
@@ -82,17 +128,23 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         # The table's defaults cover the other fields; the service version
         # is this code's, not the column's 0.
         self.obj_set_defaults('version')
-        values = self.obj_get_db_changes()
+        values = self._db_values()
         self._from_db_object(self._context, self,
                              service_db.create(self._context, values))
 
     @base.remotable
     def save(self):
-        values = self.obj_get_db_changes()
-        values.pop('id', None)
+        values = self._db_values()
         if values:
             row = service_db.update(self._context, self.id, values)
             self._from_db_object(self._context, self, row)
+
+    def _db_values(self):
+        values = self.obj_get_db_changes()
+        values.pop('id', None)
+        # The node is saved through its own object, never through this.
+        values.pop('compute_node', None)
+        return values
 
     @base.remotable
     def destroy(self):
@@ -104,10 +156,15 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 @base.ResobjObjectRegistry.register
 class ServiceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Service 1.0
-    VERSION = '1.0'
+    # Version 1.1: Service 1.1
+    VERSION = '1.1'
 
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
+    }
+
+    obj_relationships = {
+        'objects': [('1.0', '1.0'), ('1.1', '1.1')],
     }
 
     @classmethod

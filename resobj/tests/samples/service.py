@@ -2,6 +2,7 @@ import datetime
 
 from resobj import objects
 from resobj.tests import samples
+from resobj.tests.samples import compute_node as samples_compute_node
 
 NOW = datetime.datetime(2026, 11, 21, 12, 0, 0,
                         tzinfo=datetime.timezone.utc)
@@ -15,7 +16,8 @@ def service():
         binary='resobj-compute', topic='compute', report_count=42,
         disabled=True, disabled_reason='maintenance', last_seen_up=NOW,
         forced_down=False, version=1, created_at=NOW, updated_at=NOW,
-        deleted_at=None, deleted=False)
+        deleted_at=None, deleted=False,
+        compute_node=samples_compute_node.compute_node())
 
 
 @samples.sample('ServiceList')

@@ -22,12 +22,14 @@ from resobj.tests import base
 
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
+    'ComputeNode': '1.4-be555f1e168bb5c5af4c3635cdd07360',
+    'ComputeNodeList': '1.4-c2e5abfdf582bfe2dbe6547eccf17168',
     'PciDevice': '1.3-c3cc48fe74e33e0c2d5ab62ffd2f619e',
     'PciDeviceList': '1.3-7d2bac7fb58d4802099864d1ec929593',
     'PciDevicePool': '1.1-83a5c9c7ecf3c442736ccadf46118d61',
     'PciDevicePoolList': '1.1-ebc8542000731792344fadee7a40537e',
-    'Service': '1.0-c0a08327c520312ce225384b0ce65c50',
-    'ServiceList': '1.0-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
+    'Service': '1.1-8f8e17353f84b60d14411ef2cdf4dec3',
+    'ServiceList': '1.1-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
 }
 # END object_data
 

@@ -1,0 +1,244 @@
+"""ComputeNode: one hypervisor node, its resources and its PCI pools.
+
+The resource fields (vcpus, memory_mb, ...) are the legacy columns of
+``compute_nodes``; resource-provider inventories will take them over with
+a fallback to these columns.
+"""
+
+from oslo_utils import uuidutils
+
+from resobj.conf import compute as compute_conf
+from resobj.db.api import compute_node as cn_db
+from resobj.db.api import service as service_db
+from resobj import exception
+from resobj.objects import base
+from resobj.objects import fields
+from resobj.objects import pci_device_pool
+
+COMPUTE_BINARY = 'resobj-compute'
+
+# Filled in by resobj.objects.configure(conf); option defaults until then.
+_ratio_defaults = compute_conf.default_allocation_ratios()
+
+RATIO_FIELDS = {'cpu': 'cpu_allocation_ratio',
+                'ram': 'ram_allocation_ratio',
+                'disk': 'disk_allocation_ratio'}
+
+# What update_from_virt_driver copies from a virt driver's resources.
+VIRT_DRIVER_KEYS = (
+    'vcpus', 'memory_mb', 'local_gb', 'vcpus_used', 'memory_mb_used',
+    'local_gb_used', 'free_ram_mb', 'free_disk_gb', 'disk_available_least',
+    'current_workload', 'running_vms', 'hypervisor_type',
+    'hypervisor_version', 'hypervisor_hostname', 'cpu_info', 'host_ip',
+)
+
+
+def set_allocation_ratio_defaults(defaults):
+    """Ratios ({'cpu', 'ram', 'disk'}) for nodes that have none."""
+    global _ratio_defaults
+    _ratio_defaults = dict(defaults)
+
+
+@base.ResobjObjectRegistry.register
+class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
+    # Version 1.0: initial version
+    # Version 1.1: adds pci_device_pools
+    # Version 1.2: service_id may be None (a node can be recorded before
+    #              its service row exists)
+    # Version 1.3: adds cpu, ram and disk allocation ratios
+    # Version 1.4: adds uuid
+    VERSION = '1.4'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(read_only=True),
+        'service_id': fields.IntegerField(nullable=True),
+        'host': fields.StringField(nullable=True),
+        'hypervisor_hostname': fields.StringField(nullable=True),
+        'host_ip': fields.IPAddressField(nullable=True),
+        'hypervisor_type': fields.StringField(),
+        'hypervisor_version': fields.IntegerField(),
+        'cpu_info': fields.StringField(),
+        'vcpus': fields.NonNegativeIntegerField(),
+        'memory_mb': fields.NonNegativeIntegerField(),
+        'local_gb': fields.NonNegativeIntegerField(),
+        'vcpus_used': fields.NonNegativeIntegerField(),
+        'memory_mb_used': fields.NonNegativeIntegerField(),
+        'local_gb_used': fields.NonNegativeIntegerField(),
+        'free_ram_mb': fields.IntegerField(nullable=True),
+        'free_disk_gb': fields.IntegerField(nullable=True),
+        'disk_available_least': fields.IntegerField(nullable=True),
+        'current_workload': fields.IntegerField(nullable=True),
+        'running_vms': fields.IntegerField(nullable=True),
+        'cpu_allocation_ratio': fields.NonNegativeFloatField(),
+        'ram_allocation_ratio': fields.NonNegativeFloatField(),
+        'disk_allocation_ratio': fields.NonNegativeFloatField(),
+        'stats': fields.DictOfNullableStringsField(default={}),
+        'pci_device_pools': fields.ObjectField('PciDevicePoolList',
+                                               nullable=True),
+    }
+
+    ADDED_IN = {
+        'pci_device_pools': '1.1',
+        'cpu_allocation_ratio': '1.3',
+        'ram_allocation_ratio': '1.3',
+        'disk_allocation_ratio': '1.3',
+        'uuid': '1.4',
+    }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        base.drop_fields_added_after(primitive, target_version,
+                                     self.ADDED_IN)
+        if base.version_tuple(target_version) < (1, 2) and \
+                primitive.get('service_id') is None:
+            # Before 1.2 service_id could not be None, and old peers use it
+            # to find the node's service.
+            primitive['service_id'] = self._service_id_for(
+                primitive.get('host'))
+
+    def _service_id_for(self, host):
+        """The compute service's id on ``host``, or -1 when there is none.
+
+        -1 is what old peers understand as "no service": never a real id.
+        """
+        if host is None or self._context is None:
+            return -1
+        try:
+            return service_db.get_by_host_and_binary(
+                self._context, host, COMPUTE_BINARY)['id']
+        except exception.ServiceNotFound:
+            return -1
+
+    @staticmethod
+    def _from_db_object(context, node, row):
+        base.ResobjObject._from_db_object(
+            context, node, row,
+            skip=('uuid', 'pci_device_pools') + tuple(RATIO_FIELDS.values()))
+        node.pci_device_pools = pci_device_pool.from_pci_stats(
+            row['pci_stats'])
+        for resource, name in RATIO_FIELDS.items():
+            # Old code stored NULL or 0.0 for "use the configured ratio";
+            # the online migration writes it, readers see it at once.
+            value = row[name]
+            setattr(node, name, value or _ratio_defaults[resource])
+        uuid = row['uuid']
+        if uuid is None:
+            # A row from before uuids: give it one now, unless a
+            # concurrent reader already did (then use theirs).
+            uuid = cn_db.set_uuid_if_missing(context, row['id'],
+                                             uuidutils.generate_uuid())
+        node.uuid = uuid
+        # Recursive: the pools were just built from the row, not changed.
+        node.obj_reset_changes(recursive=True)
+        return node
+
+    def _db_values(self):
+        values = self.obj_get_db_changes()
+        values.pop('id', None)
+        if 'pci_device_pools' in values:
+            values['pci_stats'] = pci_device_pool.to_pci_stats(
+                values.pop('pci_device_pools'))
+        if values.get('host_ip') is not None:
+            values['host_ip'] = str(values['host_ip'])
+        return values
+
+    @classmethod
+    @base.remotable
+    def get_by_id(cls, context, compute_node_id):
+        return cls._from_db_object(context, cls(),
+                                   cn_db.get(context, compute_node_id))
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_db_object(context, cls(),
+                                   cn_db.get_by_uuid(context, uuid))
+
+    @classmethod
+    @base.remotable
+    def get_by_host_and_nodename(cls, context, host, nodename):
+        return cls._from_db_object(
+            context, cls(),
+            cn_db.get_by_host_and_nodename(context, host, nodename))
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        if not self.obj_attr_is_set('uuid'):
+            self.uuid = uuidutils.generate_uuid()
+        for resource, name in RATIO_FIELDS.items():
+            if not self.obj_attr_is_set(name):
+                setattr(self, name, _ratio_defaults[resource])
+        self._from_db_object(self._context, self,
+                             cn_db.create(self._context, self._db_values()))
+
+    @base.remotable
+    def save(self):
+        values = self._db_values()
+        values.pop('uuid', None)
+        if values:
+            self._from_db_object(
+                self._context, self,
+                cn_db.update(self._context, self.id, values))
+
+    @base.remotable
+    def destroy(self):
+        self._from_db_object(self._context, self,
+                             cn_db.destroy(self._context, self.id))
+
+    def update_from_virt_driver(self, resources):
+        """Copy what a virt driver reports about this node.
+
+        Keys other than VIRT_DRIVER_KEYS (and 'uuid') are not node data
+        and are ignored. A driver reporting another uuid than the node
+        already has is a misconfiguration and raises, changing nothing.
+        """
+        uuid = resources.get('uuid')
+        if uuid is not None and self.obj_attr_is_set('uuid') and \
+                uuid != self.uuid:
+            raise exception.ComputeNodeUUIDMismatch(
+                node=self.hypervisor_hostname, current=self.uuid, new=uuid)
+        updates = {key: resources[key] for key in VIRT_DRIVER_KEYS
+                   if key in resources}
+        # Coerce everything before assigning anything, so a bad value
+        # leaves the object untouched.
+        for key, value in updates.items():
+            self.fields[key].coerce(self, key, value)
+        for key, value in updates.items():
+            setattr(self, key, value)
+        if uuid is not None and not self.obj_attr_is_set('uuid'):
+            self.uuid = uuid
+
+
+@base.ResobjObjectRegistry.register
+class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
+    # Version 1.0: initial version, ComputeNode 1.0
+    # Version 1.1: ComputeNode 1.1
+    # Version 1.2: ComputeNode 1.2
+    # Version 1.3: ComputeNode 1.3
+    # Version 1.4: ComputeNode 1.4
+    VERSION = '1.4'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('ComputeNode'),
+    }
+
+    obj_relationships = {
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
+                    ('1.3', '1.3'), ('1.4', '1.4')],
+    }
+
+    @classmethod
+    @base.remotable
+    def get_all(cls, context):
+        return base.obj_make_list(context, cls(context),
+                                  cn_db.get_all(context))
+
+    @classmethod
+    @base.remotable
+    def get_all_by_host(cls, context, host):
+        return base.obj_make_list(context, cls(context),
+                                  cn_db.get_all(context, host=host))
