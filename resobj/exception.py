@@ -88,3 +88,19 @@ class ServiceNotFound(NotFound):
 
 class ServiceExists(Conflict):
     msg_fmt = 'Service %(host)s/%(binary)s already exists.'
+
+
+# Flavors and migrations
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(key)s could not be found.'
+
+
+class FlavorExists(Conflict):
+    msg_fmt = ('A live flavor already has flavorid %(flavorid)s or name '
+               '%(name)s.')
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(key)s could not be found.'
