@@ -22,6 +22,8 @@ from resobj.tests import base
 
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
+    'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
+    'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
     'Service': '1.0-c0a08327c520312ce225384b0ce65c50',
     'ServiceList': '1.0-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
 }
