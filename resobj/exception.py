@@ -104,3 +104,7 @@ class FlavorExists(Conflict):
 
 class MigrationNotFound(NotFound):
     msg_fmt = 'Migration %(key)s could not be found.'
+
+
+class MigrationExists(Conflict):
+    msg_fmt = 'A migration with uuid %(uuid)s already exists.'
