@@ -9,4 +9,5 @@ def register_all():
     """Import every object module so each class registers itself."""
     # NOTE: importing a module registers its classes; add new modules here.
     __import__('resobj.objects.flavor')
+    __import__('resobj.objects.migration')
     __import__('resobj.objects.service')

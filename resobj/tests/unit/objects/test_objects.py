@@ -24,6 +24,8 @@ from resobj.tests import base
 object_data = {
     'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
     'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
+    'Migration': '1.2-33770e2837f19990e313364e9d5fa588',
+    'MigrationList': '1.2-dd55899fc7e92424dd779741868d90c6',
     'Service': '1.0-c0a08327c520312ce225384b0ce65c50',
     'ServiceList': '1.0-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
 }
