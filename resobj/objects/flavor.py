@@ -67,7 +67,8 @@ class Flavor(base.ResobjPersistentObject, base.ResobjObject):
 
     def obj_reset_changes(self, fields=None, recursive=False):
         super().obj_reset_changes(fields, recursive=recursive)
-        if fields is None or 'extra_specs' in fields:
+        # As in the base class, no fields (None or empty) means all.
+        if not fields or 'extra_specs' in fields:
             self._remember_extra_specs()
 
     @classmethod

@@ -80,6 +80,11 @@ class TestExtraSpecsChanges(test_base.TestCase):
         self.flavor.extra_specs['k'] = 'w'
         self.assertEqual({'extra_specs'}, self.flavor.obj_what_changed())
 
+    def test_reset_of_no_fields_means_all(self):
+        self.flavor.extra_specs['k'] = 'v'
+        self.flavor.obj_reset_changes([])
+        self.assertEqual(set(), self.flavor.obj_what_changed())
+
     def test_resetting_other_fields_keeps_the_change(self):
         self.flavor.extra_specs['k'] = 'v'
         self.flavor.obj_reset_changes(['name'])
