@@ -133,3 +133,23 @@ class PciDeviceInvalidOwner(Conflict):
 
 class InvalidPciStats(Invalid):
     msg_fmt = 'Invalid pci_stats: %(reason)s'
+
+
+# Flavors and migrations
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(key)s could not be found.'
+
+
+class FlavorExists(Conflict):
+    msg_fmt = ('A live flavor already has flavorid %(flavorid)s or name '
+               '%(name)s.')
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(key)s could not be found.'
+
+
+class MigrationExists(Conflict):
+    msg_fmt = 'A migration with uuid %(uuid)s already exists.'

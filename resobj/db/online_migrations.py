@@ -14,6 +14,7 @@ from oslo_log import log as logging
 
 from resobj.conf import compute as compute_conf
 from resobj.db.api import compute_node
+from resobj.db.api import migration
 
 LOG = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ def registered(conf):
         ('compute_node_uuids', compute_node.backfill_uuids),
         ('compute_node_allocation_ratios', functools.partial(
             _fill_ratios, compute_conf.allocation_ratio_defaults(conf))),
+        ('migration_uuids_and_types', migration.complete_legacy_rows),
     ]
 
 

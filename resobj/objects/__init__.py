@@ -9,6 +9,8 @@ def register_all():
     """Import every object module so each class registers itself."""
     # NOTE: importing a module registers its classes; add new modules here.
     __import__('resobj.objects.compute_node')
+    __import__('resobj.objects.flavor')
+    __import__('resobj.objects.migration')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')
     __import__('resobj.objects.service')

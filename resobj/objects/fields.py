@@ -52,3 +52,21 @@ class UUID(ovo_fields.UUID):
 
 class UUIDField(ovo_fields.AutoTypedField):
     AUTO_TYPE = UUID()
+
+
+class MigrationType(Enum):
+    """How an instance moves: the values of ``Migration.migration_type``."""
+
+    MIGRATION = 'migration'  # cold, same flavor
+    RESIZE = 'resize'  # cold, new flavor
+    LIVE_MIGRATION = 'live-migration'
+    EVACUATION = 'evacuation'  # rebuilt elsewhere, its host being down
+
+    ALL = (MIGRATION, RESIZE, LIVE_MIGRATION, EVACUATION)
+
+    def __init__(self):
+        super().__init__(valid_values=MigrationType.ALL)
+
+
+class MigrationTypeField(BaseEnumField):
+    AUTO_TYPE = MigrationType()

@@ -24,6 +24,10 @@ from resobj.tests import base
 object_data = {
     'ComputeNode': '1.4-be555f1e168bb5c5af4c3635cdd07360',
     'ComputeNodeList': '1.4-c2e5abfdf582bfe2dbe6547eccf17168',
+    'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
+    'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
+    'Migration': '1.2-33770e2837f19990e313364e9d5fa588',
+    'MigrationList': '1.2-dd55899fc7e92424dd779741868d90c6',
     'PciDevice': '1.3-c3cc48fe74e33e0c2d5ab62ffd2f619e',
     'PciDeviceList': '1.3-7d2bac7fb58d4802099864d1ec929593',
     'PciDevicePool': '1.1-83a5c9c7ecf3c442736ccadf46118d61',
