@@ -153,3 +153,21 @@ class MigrationNotFound(NotFound):
 
 class MigrationExists(Conflict):
     msg_fmt = 'A migration with uuid %(uuid)s already exists.'
+
+
+class OnlineMigrationError(ResobjException):
+    msg_fmt = 'Online data migration %(name)s failed: %(reason)s'
+
+
+# Instances
+class InstanceNotFound(NotFound):
+    msg_fmt = 'Instance %(key)s could not be found.'
+
+
+class InstanceExists(Conflict):
+    msg_fmt = 'Instance %(uuid)s already exists.'
+
+
+class UnexpectedTaskState(Conflict):
+    msg_fmt = ('Instance %(uuid)s is in task state %(actual)r, not '
+               '%(expected)r as the update required; nothing was changed.')

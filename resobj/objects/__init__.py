@@ -10,6 +10,7 @@ def register_all():
     # NOTE: importing a module registers its classes; add new modules here.
     __import__('resobj.objects.compute_node')
     __import__('resobj.objects.flavor')
+    __import__('resobj.objects.instance')
     __import__('resobj.objects.migration')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')

@@ -39,6 +39,37 @@ def drop_fields_added_after(primitive, target_version, added_in):
             primitive.pop(name, None)
 
 
+def relabel_newer_minor_versions(primitive):
+    """Read stored primitives written by newer code: same major, newer minor.
+
+    Minor versions only add fields, and loading ignores fields this code
+    does not know, so a newer minor version of a known object is read as
+    the newest version known here. Walks children too. Returns whether
+    anything was relabelled; raises nothing for unknown objects or newer
+    majors, which loading then reports.
+    """
+    relabelled = False
+    if isinstance(primitive, list):
+        for item in primitive:
+            relabelled = relabel_newer_minor_versions(item) or relabelled
+        return relabelled
+    if not isinstance(primitive, dict):
+        return False
+    prefix = ResobjObject.OBJ_SERIAL_NAMESPACE + '.'
+    name = primitive.get(prefix + 'name')
+    version = primitive.get(prefix + 'version')
+    classes = ResobjObjectRegistry.obj_classes().get(name)
+    if classes and version:
+        known = classes[0].VERSION
+        ours, theirs = version_tuple(known), version_tuple(version)
+        if ours[0] == theirs[0] and theirs > ours:
+            primitive[prefix + 'version'] = known
+            relabelled = True
+    for value in primitive.get(prefix + 'data', {}).values():
+        relabelled = relabel_newer_minor_versions(value) or relabelled
+    return relabelled
+
+
 def raise_on_too_new_values(objname, target_version, primitive, name,
                             value_added_in):
     """Refuse to send a value the receiver's version cannot represent.

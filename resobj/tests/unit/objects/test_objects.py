@@ -26,6 +26,8 @@ object_data = {
     'ComputeNodeList': '1.4-c2e5abfdf582bfe2dbe6547eccf17168',
     'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
     'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
+    'Instance': '1.3-813866addbf7423542655ce63bf16312',
+    'InstanceList': '1.3-b1c1825fc407abb29665caadc8844241',
     'Migration': '1.2-33770e2837f19990e313364e9d5fa588',
     'MigrationList': '1.2-dd55899fc7e92424dd779741868d90c6',
     'PciDevice': '1.3-c3cc48fe74e33e0c2d5ab62ffd2f619e',

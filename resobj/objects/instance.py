@@ -1,0 +1,222 @@
+"""Instance: one server and the resources it consumes on its node."""
+
+import warnings
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from resobj.db.api import instance as instance_db
+from resobj import exception
+from resobj.objects._ovo import base as ovo_base
+from resobj.objects._ovo import exception as ovo_exc
+from resobj.objects import base
+from resobj.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+FLAVOR_FIELDS = ('flavor', 'old_flavor', 'new_flavor')
+
+# Dict-style access is deprecated; each attribute warns once per process.
+_DICT_ACCESS_WARNED = set()
+
+
+class _DeprecatedDictCompat(ovo_base.VersionedObjectDictCompat):
+    """``instance['vcpus']`` still works for old callers, with a warning."""
+
+    def _warn_dict_access(self, key):
+        if key in _DICT_ACCESS_WARNED:
+            return
+        _DICT_ACCESS_WARNED.add(key)
+        warnings.warn("%s[%r] is deprecated; use the attribute %s.%s"
+                      % (self.obj_name(), key, self.obj_name().lower(),
+                         key), DeprecationWarning, stacklevel=3)
+
+    def __getitem__(self, name):
+        self._warn_dict_access(name)
+        return super().__getitem__(name)
+
+    def __setitem__(self, name, value):
+        self._warn_dict_access(name)
+        super().__setitem__(name, value)
+
+    def get(self, key, value=ovo_base._NotSpecifiedSentinel):
+        self._warn_dict_access(key)
+        return super().get(key, value)
+
+    def update(self, updates):
+        for key in updates:
+            self._warn_dict_access(key)
+        super().update(updates)
+
+
+def flavor_to_db(flavor):
+    return None if flavor is None else jsonutils.dumps(
+        flavor.obj_to_primitive())
+
+
+def flavor_from_db(context, text):
+    """A Flavor from its stored primitive, even one newer code wrote.
+
+    During a rolling upgrade a newer service may store a Flavor of a newer
+    minor version. Minor versions only add, so this code reads the fields
+    it knows; it never rewrites the blob unless the flavor itself changes.
+    """
+    if not text:
+        return None
+    primitive = jsonutils.loads(text)
+    if base.relabel_newer_minor_versions(primitive):
+        LOG.debug('Reading a flavor stored by newer code as the version '
+                  'this code knows')
+    try:
+        return base.ResobjObject.obj_from_primitive(primitive, context)
+    except ovo_exc.IncompatibleObjectVersion as exc:
+        raise exception.IncompatibleObjectVersion(
+            objname=exc.kwargs.get('objname'), objver=exc.kwargs.get('objver'),
+            supported=exc.kwargs.get('supported'))
+
+
+@base.ResobjObjectRegistry.register
+class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
+               base.ResobjObject):
+    # Version 1.0: initial version
+    # Version 1.1: adds old_flavor and new_flavor (resizes)
+    # Version 1.2: adds pci_devices (lazy-loaded)
+    # Version 1.3: adds booted_from_volume; older versions get root_gb=0
+    #              for an instance booted from a volume, their convention
+    VERSION = '1.3'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(),
+        'host': fields.StringField(nullable=True),
+        'node': fields.StringField(nullable=True),
+        'vm_state': fields.StringField(nullable=True),
+        'task_state': fields.StringField(nullable=True),
+        'project_id': fields.StringField(nullable=True),
+        'user_id': fields.StringField(nullable=True),
+        'vcpus': fields.NonNegativeIntegerField(nullable=True),
+        'memory_mb': fields.NonNegativeIntegerField(nullable=True),
+        'root_gb': fields.NonNegativeIntegerField(nullable=True),
+        'ephemeral_gb': fields.NonNegativeIntegerField(nullable=True),
+        'flavor': fields.ObjectField('Flavor', nullable=True),
+        'old_flavor': fields.ObjectField('Flavor', nullable=True),
+        'new_flavor': fields.ObjectField('Flavor', nullable=True),
+        'pci_devices': fields.ObjectField('PciDeviceList', nullable=True),
+        'booted_from_volume': fields.BooleanField(default=False),
+    }
+
+    ADDED_IN = {
+        'old_flavor': '1.1',
+        'new_flavor': '1.1',
+        'pci_devices': '1.2',
+        'booted_from_volume': '1.3',
+    }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if base.version_tuple(target_version) < (1, 3) and \
+                primitive.get('booted_from_volume'):
+            # Older peers know no volume-backed flag; they count root_gb
+            # as local disk, so tell them the truth their way.
+            primitive['root_gb'] = 0
+        base.drop_fields_added_after(primitive, target_version,
+                                     self.ADDED_IN)
+
+    @staticmethod
+    def _from_db_object(context, instance, row):
+        base.ResobjObject._from_db_object(
+            context, instance, row, skip=FLAVOR_FIELDS + ('pci_devices',))
+        for name in FLAVOR_FIELDS:
+            setattr(instance, name, flavor_from_db(context, row[name]))
+        instance.obj_reset_changes()
+        return instance
+
+    def obj_load_attr(self, attrname):
+        if attrname != 'pci_devices':
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s is not lazy-loadable' % attrname)
+        if self._context is None or not self.obj_attr_is_set('uuid'):
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='an instance needs a context and a uuid to load '
+                       'pci_devices')
+        from resobj.objects import pci_device
+        self.pci_devices = pci_device.PciDeviceList.get_by_instance_uuid(
+            self._context, self.uuid)
+        self.obj_reset_changes(['pci_devices'])
+
+    def _db_values(self):
+        values = self.obj_get_db_changes()
+        values.pop('id', None)
+        # Devices are saved through their own objects.
+        values.pop('pci_devices', None)
+        for name in FLAVOR_FIELDS:
+            if name in values:
+                values[name] = flavor_to_db(values[name])
+        return values
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_db_object(context, cls(),
+                                   instance_db.get_by_uuid(context, uuid))
+
+    @classmethod
+    @base.remotable
+    def get_by_id(cls, context, instance_id):
+        return cls._from_db_object(context, cls(),
+                                   instance_db.get(context, instance_id))
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        self._from_db_object(self._context, self, instance_db.create(
+            self._context, self._db_values()))
+
+    @base.remotable
+    def save(self, expected_task_state=instance_db.ANY_TASK_STATE):
+        """Write the changed fields.
+
+        With ``expected_task_state`` (a task state, None, or a list of
+        them) the write is a compare-and-swap on the stored task_state and
+        raises UnexpectedTaskState, writing nothing, when it differs.
+        """
+        values = self._db_values()
+        if not values:
+            return
+        self._from_db_object(self._context, self, instance_db.update(
+            self._context, self.uuid, values,
+            expected_task_state=expected_task_state))
+
+    @base.remotable
+    def destroy(self):
+        self._from_db_object(self._context, self, instance_db.destroy(
+            self._context, self.uuid))
+
+
+@base.ResobjObjectRegistry.register
+class InstanceList(base.ObjectListBase, base.ResobjObject):
+    # Version 1.0: initial version, Instance 1.0
+    # Version 1.1: Instance 1.1
+    # Version 1.2: Instance 1.2
+    # Version 1.3: Instance 1.3
+    VERSION = '1.3'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('Instance'),
+    }
+
+    obj_relationships = {
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
+                    ('1.3', '1.3')],
+    }
+
+    @classmethod
+    @base.remotable
+    def get_by_host_and_node(cls, context, host, node):
+        return base.obj_make_list(
+            context, cls(context),
+            instance_db.get_all_by_host_and_node(context, host, node))
