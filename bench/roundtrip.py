@@ -5,7 +5,10 @@ half) in CPU time, best of several repeats, so other load on the machine
 matters less. Also reports how much of the round trip is spent in
 obj_what_changed(), the part oslo.versionedobjects makes expensive.
 
-    python bench/roundtrip.py [--number N] [--repeat R]
+    python bench/roundtrip.py [--number N] [--repeat R] [--stock]
+
+--stock measures with oslo.versionedobjects' own obj_attr_is_set and
+obj_what_changed instead of resobj's, for the ratio.
 
 Prints one line per measurement; bench/README.md records the figures.
 """
@@ -16,6 +19,7 @@ import pstats
 import time
 import timeit
 
+from resobj.objects._ovo import base as ovo_base
 from resobj.objects import base
 from resobj.tests.samples import compute_node as samples
 
@@ -29,7 +33,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--number', type=int, default=500)
     parser.add_argument('--repeat', type=int, default=7)
+    parser.add_argument('--stock', action='store_true')
     args = parser.parse_args()
+    if args.stock:
+        for name in ('obj_attr_is_set', 'obj_what_changed'):
+            delattr(base.ResobjObject, name)
+        assert base.ResobjObject.obj_what_changed is \
+            ovo_base.VersionedObject.obj_what_changed
+    print('implementation: %s' % ('oslo.versionedobjects' if args.stock
+                                  else 'resobj'))
 
     node = samples.compute_node(pools=8)
     node.obj_reset_changes(recursive=True)

@@ -87,6 +87,30 @@ def raise_on_too_new_values(objname, target_version, primitive, name,
             reason='%s=%r needs version %s or newer' % (name, value, added))
 
 
+def _name_fields_in_errors(cls):
+    """Make every field setter of ``cls`` name the field in its errors.
+
+    oslo.versionedobjects' coercion errors often omit it ("invalid literal
+    for int()"). Wrapping the setters it generated, rather than
+    __setattr__, costs nothing for the attributes that are not fields.
+    """
+    for name in cls.fields:
+        prop = cls.__dict__.get(name)
+        if not isinstance(prop, property) or getattr(
+                prop.fset, 'names_field', False):
+            continue
+
+        def fset(self, value, _set=prop.fset, _name=name):
+            try:
+                _set(self, value)
+            except ValueError as exc:
+                raise ValueError('%s.%s: %s' % (self.obj_name(), _name, exc)) \
+                    from exc
+
+        fset.names_field = True
+        setattr(cls, name, property(prop.fget, fset, prop.fdel, prop.__doc__))
+
+
 class ResobjObjectRegistry(ovo_base.VersionedObjectRegistry):
     """Registers objects and publishes the newest as ``resobj.objects.X``.
 
@@ -95,6 +119,7 @@ class ResobjObjectRegistry(ovo_base.VersionedObjectRegistry):
     """
 
     def registration_hook(self, cls, index):
+        _name_fields_in_errors(cls)
         # Imported here: resobj.objects imports this module.
         from resobj import objects
         current = getattr(objects, cls.obj_name(), None)
@@ -121,17 +146,6 @@ class ResobjObject(ovo_base.VersionedObject):
     # object is quadratic in its fields, and children multiply it
     # (bench/roundtrip.py). Neither is remotable nor a field, so object
     # fingerprints do not change.
-
-    def __setattr__(self, name, value):
-        # oslo.versionedobjects' coercion errors often omit the field
-        # ("invalid literal for int()"); say which object and field.
-        try:
-            super().__setattr__(name, value)
-        except ValueError as exc:
-            if name not in self.fields:
-                raise
-            raise ValueError('%s.%s: %s' % (self.obj_name(), name, exc)) \
-                from exc
 
     def obj_attr_is_set(self, attrname):
         if attrname not in self.fields and \
