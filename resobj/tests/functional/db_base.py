@@ -83,6 +83,24 @@ class DBTestCase(test_fixtures.OpportunisticDBTestMixin, base.TestCase):
     def setUp(self):
         super().setUp()
         self.context = context.get_admin_context()
+        if self.backend == 'sqlite':
+            # resobj runs SQLite with foreign keys on (facade.configure);
+            # oslo.db's test database does not. Its in-memory database has
+            # one connection, so setting it there, outside a transaction,
+            # holds for the test. Off again first at cleanup: the fixture
+            # drops tables in an order foreign keys would refuse.
+            self.assertEqual(1, self._sqlite_foreign_keys('ON'))
+            self.addCleanup(self._sqlite_foreign_keys, 'OFF')
+
+    def _sqlite_foreign_keys(self, value):
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute('PRAGMA foreign_keys=%s' % value)
+            cursor.execute('PRAGMA foreign_keys')
+            return cursor.fetchone()[0]
+        finally:
+            raw.close()
 
     @property
     def engine(self):

@@ -87,28 +87,7 @@ class TestPciDeviceDB(db_base.DBTestCase):
         row = pci_device_db.create(self.context, device_values(other))
         self.assertEqual(other, row['compute_node_id'])
 
-    def _enforce_sqlite_foreign_keys(self):
-        # Configured for real use, resobj turns SQLite's foreign keys on
-        # (facade.configure, sqlite_fk); oslo.db's test database does not.
-        # The in-memory database has one connection, so setting it there,
-        # outside any transaction, holds for this test. Off again before
-        # the fixture drops the tables, in an order foreign keys refuse.
-        self.assertEqual(1, self._sqlite_foreign_keys('ON'))
-        self.addCleanup(self._sqlite_foreign_keys, 'OFF')
-
-    def _sqlite_foreign_keys(self, value):
-        raw = self.engine.raw_connection()
-        try:
-            cursor = raw.cursor()
-            cursor.execute('PRAGMA foreign_keys=%s' % value)
-            cursor.execute('PRAGMA foreign_keys')
-            return cursor.fetchone()[0]
-        finally:
-            raw.close()
-
     def test_unknown_compute_node_is_refused(self):
-        if self.backend == 'sqlite':
-            self._enforce_sqlite_foreign_keys()
         exc = self.assertRaises(
             exception.PciDeviceComputeNodeNotFound, pci_device_db.create,
             self.context, device_values(self.node + 1000))
