@@ -7,7 +7,6 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import compute_node as models
 from resobj import exception
 
@@ -29,16 +28,9 @@ def _to_db(values):
     return values
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _select(context, *criteria))
-    if row is None:
-        raise exception.ComputeNodeNotFound(key=key)
-    return _from_row(row)
+    return _from_row(utils.get_one(
+        context, _TABLE, exception.ComputeNodeNotFound, key, *criteria))
 
 
 @facade.reader
@@ -63,32 +55,28 @@ def get_by_host_and_nodename(context, host, nodename):
 def get_all(context, host=None):
     criteria = [] if host is None else [_TABLE.c.host == host]
     return [_from_row(row) for row in utils.fetch_all(
-        context, _select(context, *criteria).order_by(_TABLE.c.id))]
+        context, utils.select(context, _TABLE, *criteria)
+        .order_by(_TABLE.c.id))]
 
 
 @facade.writer
 def create(context, values):
     values = _to_db(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(sa.insert(_TABLE).values(values))
+        compute_node_id = utils.insert(context, _TABLE, values)
     except db_exc.DBDuplicateEntry:
         raise exception.ComputeNodeExists(
             host=values.get('host'),
             nodename=values.get('hypervisor_hostname'))
-    return get(context, result.inserted_primary_key[0])
+    return get(context, compute_node_id)
 
 
 @facade.writer
 def update(context, compute_node_id, values):
-    values = _to_db(values)
-    values.setdefault('updated_at', base.utcnow())
     try:
-        count = context.session.execute(
-            sa.update(_TABLE)
-            .where(_TABLE.c.id == compute_node_id, _TABLE.c.deleted == 0)
-            .values(values)).rowcount
+        count = utils.update_live(context, _TABLE, _to_db(values),
+                                  _TABLE.c.id == compute_node_id)
     except db_exc.DBDuplicateEntry:
         raise exception.ComputeNodeExists(
             host=values.get('host'),
@@ -101,11 +89,10 @@ def update(context, compute_node_id, values):
 @facade.writer
 def destroy(context, compute_node_id):
     """Soft-delete a compute node; return its row as deleted."""
-    if not utils.soft_delete(context, _TABLE,
-                             _TABLE.c.id == compute_node_id):
+    row = utils.soft_delete_row(context, _TABLE, compute_node_id)
+    if row is None:
         raise exception.ComputeNodeNotFound(key='id=%s' % compute_node_id)
-    return _from_row(utils.fetch_one(context, sa.select(_TABLE).where(
-        _TABLE.c.id == compute_node_id)))
+    return _from_row(row)
 
 
 @facade.writer

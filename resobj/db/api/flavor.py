@@ -10,7 +10,6 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import flavor as models
 from resobj import exception
 
@@ -33,16 +32,9 @@ def _encode(values):
     return values
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _select(context, *criteria))
-    if row is None:
-        raise exception.FlavorNotFound(key=key)
-    return _decode(row)
+    return _decode(utils.get_one(context, _TABLE, exception.FlavorNotFound,
+                                 key, *criteria))
 
 
 @facade.reader
@@ -71,19 +63,18 @@ def get_all(context, is_public=None, include_disabled=True):
     if not include_disabled:
         criteria.append(_TABLE.c.disabled == sa.false())
     return [_decode(row) for row in utils.fetch_all(
-        context, _select(context, *criteria).order_by(_TABLE.c.id))]
+        context, utils.select(context, _TABLE, *criteria)
+        .order_by(_TABLE.c.id))]
 
 
 @facade.writer
 def create(context, values):
-    values = _encode(values)
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(sa.insert(_TABLE).values(values))
+        flavor_id = utils.insert(context, _TABLE, _encode(values))
     except db_exc.DBDuplicateEntry:
         raise exception.FlavorExists(flavorid=values.get('flavorid'),
                                      name=values.get('name'))
-    return get(context, result.inserted_primary_key[0])
+    return get(context, flavor_id)
 
 
 @facade.writer
@@ -92,13 +83,9 @@ def update(context, flavor_id, values):
     # change collides (after a failed statement PostgreSQL refuses further
     # reads in the transaction).
     current = get(context, flavor_id)
-    values = _encode(values)
-    values.setdefault('updated_at', base.utcnow())
     try:
-        count = context.session.execute(
-            sa.update(_TABLE)
-            .where(_TABLE.c.id == flavor_id, _TABLE.c.deleted == 0)
-            .values(values)).rowcount
+        count = utils.update_live(context, _TABLE, _encode(values),
+                                  _TABLE.c.id == flavor_id)
     except db_exc.DBDuplicateEntry:
         raise exception.FlavorExists(
             flavorid=values.get('flavorid', current['flavorid']),
@@ -113,7 +100,7 @@ def update(context, flavor_id, values):
 @facade.writer
 def destroy(context, flavor_id):
     """Soft-delete a flavor; return its row as deleted."""
-    if not utils.soft_delete(context, _TABLE, _TABLE.c.id == flavor_id):
+    row = utils.soft_delete_row(context, _TABLE, flavor_id)
+    if row is None:
         raise exception.FlavorNotFound(key='id=%s' % flavor_id)
-    return _decode(utils.fetch_one(context, sa.select(_TABLE).where(
-        _TABLE.c.id == flavor_id)))
+    return _decode(row)

@@ -5,7 +5,6 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import instance as models
 from resobj import exception
 
@@ -16,16 +15,9 @@ _TABLE = models.Instance.__table__
 ANY_TASK_STATE = '<any>'
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _select(context, *criteria))
-    if row is None:
-        raise exception.InstanceNotFound(key=key)
-    return row
+    return utils.get_one(context, _TABLE, exception.InstanceNotFound, key,
+                         *criteria)
 
 
 @facade.reader
@@ -41,20 +33,18 @@ def get_by_uuid(context, uuid):
 
 @facade.reader
 def get_all_by_host_and_node(context, host, node):
-    return utils.fetch_all(context, _select(
-        context, _TABLE.c.host == host, _TABLE.c.node == node
+    return utils.fetch_all(context, utils.select(
+        context, _TABLE, _TABLE.c.host == host, _TABLE.c.node == node
     ).order_by(_TABLE.c.id))
 
 
 @facade.writer
 def create(context, values):
-    values = dict(values)
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(sa.insert(_TABLE).values(values))
+        instance_id = utils.insert(context, _TABLE, values)
     except db_exc.DBDuplicateEntry:
         raise exception.InstanceExists(uuid=values.get('uuid'))
-    return get(context, result.inserted_primary_key[0])
+    return get(context, instance_id)
 
 
 def _task_state_matches(expected):
@@ -77,13 +67,10 @@ def update(context, uuid, values, expected_task_state=ANY_TASK_STATE):
     the update a compare-and-swap: it applies only if the row's task_state
     is one of them, else UnexpectedTaskState names what was found.
     """
-    values = dict(values)
-    values.setdefault('updated_at', base.utcnow())
-    criteria = [_TABLE.c.uuid == uuid, _TABLE.c.deleted == 0]
+    criteria = [_TABLE.c.uuid == uuid]
     if expected_task_state is not ANY_TASK_STATE:
         criteria.append(_task_state_matches(expected_task_state))
-    count = context.session.execute(
-        sa.update(_TABLE).where(*criteria).values(values)).rowcount
+    count = utils.update_live(context, _TABLE, values, *criteria)
     if not count:
         current = get_by_uuid(context, uuid)
         raise exception.UnexpectedTaskState(

@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import migration as models
 from resobj import exception
 
@@ -50,16 +49,9 @@ def _complete_type(row):
     return row
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _select(context, *criteria))
-    if row is None:
-        raise exception.MigrationNotFound(key=key)
-    return _complete_type(row)
+    return _complete_type(utils.get_one(
+        context, _TABLE, exception.MigrationNotFound, key, *criteria))
 
 
 def _get_all(context, stmt):
@@ -81,8 +73,8 @@ def get_by_uuid(context, uuid):
 @facade.reader
 def get_by_instance_uuid(context, instance_uuid):
     """Every migration of one instance, oldest first."""
-    return _get_all(context, _select(
-        context, _TABLE.c.instance_uuid == instance_uuid))
+    return _get_all(context, utils.select(
+        context, _TABLE, _TABLE.c.instance_uuid == instance_uuid))
 
 
 @facade.reader
@@ -135,24 +127,18 @@ def ensure_uuids(context, migration_ids):
 def create(context, values):
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(
-            sa.insert(_TABLE).values(values))
+        migration_id = utils.insert(context, _TABLE, values)
     except db_exc.DBDuplicateEntry:
         raise exception.MigrationExists(uuid=values['uuid'])
-    return get(context, result.inserted_primary_key[0])
+    return get(context, migration_id)
 
 
 @facade.writer
 def update(context, migration_id, values):
-    values = dict(values)
-    values.setdefault('updated_at', base.utcnow())
     try:
-        count = context.session.execute(
-            sa.update(_TABLE)
-            .where(_TABLE.c.id == migration_id, _TABLE.c.deleted == 0)
-            .values(values)).rowcount
+        count = utils.update_live(context, _TABLE, values,
+                                  _TABLE.c.id == migration_id)
     except db_exc.DBDuplicateEntry:
         raise exception.MigrationExists(uuid=values.get('uuid'))
     if not count:
@@ -163,10 +149,10 @@ def update(context, migration_id, values):
 @facade.writer
 def destroy(context, migration_id):
     """Soft-delete a migration; return its row as deleted."""
-    if not utils.soft_delete(context, _TABLE, _TABLE.c.id == migration_id):
+    row = utils.soft_delete_row(context, _TABLE, migration_id)
+    if row is None:
         raise exception.MigrationNotFound(key='id=%s' % migration_id)
-    return _complete_type(utils.fetch_one(context, sa.select(_TABLE).where(
-        _TABLE.c.id == migration_id)))
+    return _complete_type(row)
 
 
 @facade.writer

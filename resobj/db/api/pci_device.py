@@ -11,7 +11,6 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import pci_device as models
 from resobj import exception
 
@@ -38,22 +37,17 @@ def _encode(values):
     return values
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _fetch_all(context, *criteria):
     return [_decode(row) for row in utils.fetch_all(
-        context, _select(context, *criteria).order_by(_TABLE.c.id))]
+        context, utils.select(context, _TABLE, *criteria)
+        .order_by(_TABLE.c.id))]
 
 
 @facade.reader
 def get(context, device_id):
-    row = utils.fetch_one(context, _select(context, _TABLE.c.id == device_id))
-    if row is None:
-        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
-    return _decode(row)
+    return _decode(utils.get_one(
+        context, _TABLE, exception.PciDeviceNotFound, 'id=%s' % device_id,
+        _TABLE.c.id == device_id))
 
 
 @facade.reader
@@ -68,10 +62,8 @@ def get_all_by_instance_uuid(context, instance_uuid):
 
 @facade.writer
 def create(context, values):
-    values = _encode(values)
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(sa.insert(_TABLE).values(values))
+        device_id = utils.insert(context, _TABLE, _encode(values))
     except db_exc.DBDuplicateEntry:
         raise exception.PciDeviceExists(
             compute_node_id=values.get('compute_node_id'),
@@ -80,7 +72,7 @@ def create(context, values):
         raise exception.PciDeviceComputeNodeNotFound(
             compute_node_id=values.get('compute_node_id'),
             address=values.get('address'))
-    return get(context, result.inserted_primary_key[0])
+    return get(context, device_id)
 
 
 @facade.writer
@@ -93,16 +85,12 @@ def update(context, device_id, values):
             _TABLE.c.id == device_id, _TABLE.c.deleted == 0))
     if current is None:
         raise exception.PciDeviceNotFound(key='id=%s' % device_id)
-    values = _encode(values)
-    values.setdefault('updated_at', base.utcnow())
     key = {'compute_node_id': values.get('compute_node_id',
                                          current['compute_node_id']),
            'address': values.get('address', current['address'])}
     try:
-        count = context.session.execute(
-            sa.update(_TABLE)
-            .where(_TABLE.c.id == device_id, _TABLE.c.deleted == 0)
-            .values(values)).rowcount
+        count = utils.update_live(context, _TABLE, _encode(values),
+                                  _TABLE.c.id == device_id)
     except db_exc.DBDuplicateEntry:
         raise exception.PciDeviceExists(**key)
     except db_exc.DBReferenceError:
@@ -120,7 +108,7 @@ def destroy(context, device_id):
     context.session.execute(
         sa.update(_TABLE).where(*live)
         .values(status=DELETED_STATUS, updated_at=_TABLE.c.updated_at))
-    if not utils.soft_delete(context, _TABLE, _TABLE.c.id == device_id):
+    row = utils.soft_delete_row(context, _TABLE, device_id)
+    if row is None:
         raise exception.PciDeviceNotFound(key='id=%s' % device_id)
-    return _decode(utils.fetch_one(context, sa.select(_TABLE).where(
-        _TABLE.c.id == device_id)))
+    return _decode(row)

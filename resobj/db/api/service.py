@@ -6,23 +6,15 @@ import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db.models import base
 from resobj.db.models import service as models
 from resobj import exception
 
 _TABLE = models.Service.__table__
 
 
-def _select(context, *criteria):
-    return utils.filter_deleted(
-        context, _TABLE, sa.select(_TABLE).where(*criteria))
-
-
 def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _select(context, *criteria))
-    if row is None:
-        raise exception.ServiceNotFound(key=key)
-    return row
+    return utils.get_one(context, _TABLE, exception.ServiceNotFound, key,
+                         *criteria)
 
 
 @facade.reader
@@ -49,31 +41,27 @@ def get_all(context, binary=None, include_disabled=True):
     if not include_disabled:
         criteria.append(_TABLE.c.disabled == sa.false())
     return utils.fetch_all(
-        context, _select(context, *criteria).order_by(_TABLE.c.id))
+        context, utils.select(context, _TABLE, *criteria)
+        .order_by(_TABLE.c.id))
 
 
 @facade.writer
 def create(context, values):
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
-    values.setdefault('created_at', base.utcnow())
     try:
-        result = context.session.execute(sa.insert(_TABLE).values(values))
+        service_id = utils.insert(context, _TABLE, values)
     except db_exc.DBDuplicateEntry:
         raise exception.ServiceExists(host=values.get('host'),
                                       binary=values.get('binary'))
-    return get(context, result.inserted_primary_key[0])
+    return get(context, service_id)
 
 
 @facade.writer
 def update(context, service_id, values):
-    values = dict(values)
-    values.setdefault('updated_at', base.utcnow())
     try:
-        count = context.session.execute(
-            sa.update(_TABLE)
-            .where(_TABLE.c.id == service_id, _TABLE.c.deleted == 0)
-            .values(values)).rowcount
+        count = utils.update_live(context, _TABLE, values,
+                                  _TABLE.c.id == service_id)
     except db_exc.DBDuplicateEntry:
         raise exception.ServiceExists(host=values.get('host'),
                                       binary=values.get('binary'))
@@ -85,10 +73,10 @@ def update(context, service_id, values):
 @facade.writer
 def destroy(context, service_id):
     """Soft-delete a service; return its row as deleted."""
-    if not utils.soft_delete(context, _TABLE, _TABLE.c.id == service_id):
+    row = utils.soft_delete_row(context, _TABLE, service_id)
+    if row is None:
         raise exception.ServiceNotFound(key='id=%s' % service_id)
-    return utils.fetch_one(context, sa.select(_TABLE).where(
-        _TABLE.c.id == service_id))
+    return row
 
 
 @facade.reader

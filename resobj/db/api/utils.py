@@ -42,3 +42,48 @@ def soft_delete(context, table, *criteria):
                 updated_at=table.c.updated_at)
     )
     return context.session.execute(stmt).rowcount
+
+
+def select(context, table, *criteria):
+    """Select ``table``'s rows matching ``criteria``, per read_deleted."""
+    return filter_deleted(context, table, sa.select(table).where(*criteria))
+
+
+def get_one(context, table, not_found, key, *criteria):
+    """The row matching ``criteria``, or raise ``not_found(key=key)``."""
+    row = fetch_one(context, select(context, table, *criteria))
+    if row is None:
+        raise not_found(key=key)
+    return row
+
+
+def insert(context, table, values):
+    """Insert one row, stamping ``created_at``; return its id.
+
+    The caller translates DBDuplicateEntry: what is duplicated means
+    something different for each noun.
+    """
+    values = dict(values)
+    values.setdefault('created_at', base.utcnow())
+    return context.session.execute(
+        sa.insert(table).values(values)).inserted_primary_key[0]
+
+
+def update_live(context, table, values, *criteria):
+    """Update the live rows matching ``criteria``, stamping ``updated_at``.
+
+    Returns how many rows changed; 0 means none was live (deleted, or
+    never there).
+    """
+    values = dict(values)
+    values.setdefault('updated_at', base.utcnow())
+    return context.session.execute(
+        sa.update(table).where(table.c.deleted == 0, *criteria)
+        .values(values)).rowcount
+
+
+def soft_delete_row(context, table, row_id):
+    """Soft-delete live row ``row_id``; return it as deleted, or None."""
+    if not soft_delete(context, table, table.c.id == row_id):
+        return None
+    return fetch_one(context, sa.select(table).where(table.c.id == row_id))
