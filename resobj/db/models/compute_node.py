@@ -53,11 +53,11 @@ class ComputeNode(base.TimestampMixin, base.SoftDeleteMixin, base.Base):
     # NULL or 0.0 in rows from old code; filled from config on read and by
     # an online data migration.
     cpu_allocation_ratio: orm.Mapped[float | None] = orm.mapped_column(
-        sa.Float)
+        sa.Double)  # DOUBLE: MySQL FLOAT is single precision
     ram_allocation_ratio: orm.Mapped[float | None] = orm.mapped_column(
-        sa.Float)
+        sa.Double)  # DOUBLE: MySQL FLOAT is single precision
     disk_allocation_ratio: orm.Mapped[float | None] = orm.mapped_column(
-        sa.Float)
+        sa.Double)  # DOUBLE: MySQL FLOAT is single precision
     # JSON: a dict of strings.
     stats: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     # JSON: a PciDevicePoolList primitive, or a legacy dict / list of dicts.

@@ -29,7 +29,7 @@ class Flavor(base.TimestampMixin, base.SoftDeleteMixin, base.Base):
     swap: orm.Mapped[int] = orm.mapped_column(
         sa.Integer, nullable=False, default=0, server_default='0')
     rxtx_factor: orm.Mapped[float] = orm.mapped_column(
-        sa.Float, nullable=False, default=1.0, server_default='1')
+        sa.Double, nullable=False, default=1.0, server_default='1')
     # JSON: a dict of strings.
     extra_specs: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     is_public: orm.Mapped[bool] = orm.mapped_column(

@@ -116,3 +116,12 @@ class TestComputeNodeDB(db_base.DBTestCase):
         # Only the empty ratio changed; the set ones were kept.
         self.assertEqual((4.0, 2.0, 3.0), tuple(
             row_b[c] for c in cn_db.RATIO_COLUMNS))
+
+    def test_ratios_keep_double_precision(self):
+        # MySQL's FLOAT would read 1.1 back as 1.100000023841858.
+        row = cn_db.create(self.context, node_values(
+            cpu_allocation_ratio=1.1, ram_allocation_ratio=0.3,
+            disk_allocation_ratio=16.7))
+        row = cn_db.get(self.context, row['id'])
+        self.assertEqual((1.1, 0.3, 16.7), tuple(
+            row[c] for c in cn_db.RATIO_COLUMNS))

@@ -1,0 +1,40 @@
+"""The allocations table: what each consumer holds of each provider.
+
+Rows are inserted and deleted, never updated: an allocation change is a
+replacement of the consumer's rows, in one transaction.
+"""
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from resobj.db.models import base
+
+
+class Allocation(base.TimestampMixin, base.Base):
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        # Usage sums per (provider, class) read only this index.
+        sa.Index('ix_allocations_rp_rc_used', 'resource_provider_id',
+                 'resource_class_id', 'used'),
+        sa.Index('ix_allocations_consumer_id', 'consumer_id'),
+        sa.Index('ix_allocations_resource_class_id', 'resource_class_id'),
+        base.TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    resource_provider_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer,
+        sa.ForeignKey('resource_providers.id',
+                      name='fk_allocations_resource_provider_id'),
+        nullable=False)
+    consumer_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer,
+        sa.ForeignKey('consumers.id',
+                      name='fk_allocations_consumer_id'),
+        nullable=False)
+    resource_class_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer,
+        sa.ForeignKey('resource_classes.id',
+                      name='fk_allocations_resource_class_id'),
+        nullable=False)
+    used: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
