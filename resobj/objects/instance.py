@@ -50,8 +50,12 @@ class _DeprecatedDictCompat(ovo_base.VersionedObjectDictCompat):
 
 
 def flavor_to_db(flavor):
-    return None if flavor is None else jsonutils.dumps(
-        flavor.obj_to_primitive())
+    """The flavor's primitive as stored: data only, no pending changes."""
+    if flavor is None:
+        return None
+    primitive = flavor.obj_to_primitive()
+    primitive.pop(base.ResobjObject.OBJ_SERIAL_NAMESPACE + '.changes', None)
+    return jsonutils.dumps(primitive)
 
 
 def flavor_from_db(context, text):
@@ -68,11 +72,14 @@ def flavor_from_db(context, text):
         LOG.debug('Reading a flavor stored by newer code as the version '
                   'this code knows')
     try:
-        return base.ResobjObject.obj_from_primitive(primitive, context)
+        flavor = base.ResobjObject.obj_from_primitive(primitive, context)
     except ovo_exc.IncompatibleObjectVersion as exc:
         raise exception.IncompatibleObjectVersion(
             objname=exc.kwargs.get('objname'), objver=exc.kwargs.get('objver'),
             supported=exc.kwargs.get('supported'))
+    # Read from storage: nothing about it has changed.
+    flavor.obj_reset_changes(recursive=True)
+    return flavor
 
 
 @base.ResobjObjectRegistry.register

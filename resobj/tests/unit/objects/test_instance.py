@@ -89,8 +89,12 @@ class TestStoredFlavor(test_base.TestCase):
 
     def test_round_trip(self):
         flavor = samples.instance().flavor
-        again = instance_obj.flavor_from_db(
-            None, instance_obj.flavor_to_db(flavor))
+        self.assertNotEqual(set(), flavor.obj_what_changed())
+        stored = instance_obj.flavor_to_db(flavor)
+        self.assertNotIn('changes', stored)
+        again = instance_obj.flavor_from_db(None, stored)
+        self.assertEqual(set(), again.obj_what_changed())
+        flavor.obj_reset_changes(recursive=True)
         self.assertEqual(flavor.obj_to_primitive(), again.obj_to_primitive())
         self.assertIsNone(instance_obj.flavor_from_db(None, None))
 
