@@ -171,3 +171,12 @@ class InstanceExists(Conflict):
 class UnexpectedTaskState(Conflict):
     msg_fmt = ('Instance %(uuid)s is in task state %(actual)r, not '
                '%(expected)r as the update required; nothing was changed.')
+
+
+# Resource classes and traits
+class ResourceClassNotFound(NotFound):
+    msg_fmt = 'No such resource class %(name)s.'
+
+
+class TraitNotFound(NotFound):
+    msg_fmt = 'No such trait %(name)s.'

@@ -15,6 +15,8 @@ from oslo_log import log as logging
 from resobj import conf as resobj_conf
 from resobj.conf import validate
 from resobj import context as resobj_context
+from resobj.db.api import resource_class as resource_class_db
+from resobj.db.api import trait as trait_db
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
@@ -29,8 +31,14 @@ PROG = 'resobj-manage'
 def db_sync(conf):
     facade.configure(conf)
     migration.db_sync()
-    print('Database %s is at revision %s.'
-          % (_display_url(conf), migration.db_version()))
+    # The standard resource classes and traits are data every process
+    # relies on; the schema is not usable without them.
+    ctx = resobj_context.get_admin_context()
+    classes = resource_class_db.ensure_sync(ctx)
+    traits = trait_db.ensure_sync(ctx)
+    print('Database %s is at revision %s (%d standard resource classes '
+          'and %d standard traits added).'
+          % (_display_url(conf), migration.db_version(), classes, traits))
 
 
 def db_version(conf):

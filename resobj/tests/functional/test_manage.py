@@ -62,6 +62,12 @@ class TestManage(base.TestCase):
         self.assertTrue(os.path.exists(path))
         self.assertIn('is at revision %s' % migration.head_revision(), out)
         self.assertNotIn('timeout', out)
+        self.assertIn('(21 standard resource classes and', out)
+        # A second sync adds nothing.
+        code, out, err = self._again('db', 'sync')
+        self.assertEqual(0, code, err)
+        self.assertIn('(0 standard resource classes and 0 standard traits '
+                      'added)', out)
 
     def test_db_version_does_not_create_the_database(self):
         code, out, err = self.run_manage('db', 'version')

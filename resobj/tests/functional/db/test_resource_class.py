@@ -1,0 +1,48 @@
+"""Standard resource classes and traits in the database, every backend."""
+
+import os_resource_classes as orc
+import os_traits
+
+from resobj.db.api import resource_class as rc_db
+from resobj.db.api import trait as trait_db
+from resobj import exception
+from resobj.tests.functional import db_base
+
+
+class TestStandardSync(db_base.DBTestCase):
+
+    def test_resource_classes_get_their_index_as_id(self):
+        self.assertEqual(len(orc.STANDARDS), rc_db.ensure_sync(self.context))
+        rows = rc_db.get_all(self.context)
+        self.assertEqual(list(enumerate(orc.STANDARDS)),
+                         [(r['id'], r['name']) for r in rows])
+        # VCPU's id is 0 on every backend (MySQL would otherwise treat 0
+        # as "generate one").
+        self.assertEqual(0, rc_db.get_by_name(self.context, 'VCPU')['id'])
+
+    def test_sync_is_idempotent(self):
+        rc_db.ensure_sync(self.context)
+        trait_db.ensure_sync(self.context)
+        self.assertEqual(0, rc_db.ensure_sync(self.context))
+        self.assertEqual(0, trait_db.ensure_sync(self.context))
+
+    def test_traits(self):
+        self.assertEqual(len(os_traits.get_traits()),
+                         trait_db.ensure_sync(self.context))
+        ids = trait_db.ids_by_names(
+            self.context, ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE'])
+        self.assertEqual(2, len(set(ids.values())))
+        exc = self.assertRaises(exception.TraitNotFound,
+                                trait_db.ids_by_names, self.context,
+                                ['HW_CPU_X86_AVX2', 'CUSTOM_NOPE'])
+        self.assertIn('CUSTOM_NOPE', str(exc))
+
+    def test_ids_by_names(self):
+        rc_db.ensure_sync(self.context)
+        self.assertEqual({'VCPU': 0, 'DISK_GB': 2}, rc_db.ids_by_names(
+            self.context, ['VCPU', 'DISK_GB']))
+        self.assertEqual({}, rc_db.ids_by_names(self.context, []))
+        exc = self.assertRaises(exception.ResourceClassNotFound,
+                                rc_db.ids_by_names, self.context,
+                                ['VCPU', 'CUSTOM_GPU'])
+        self.assertIn('CUSTOM_GPU', str(exc))
