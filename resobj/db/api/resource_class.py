@@ -20,10 +20,6 @@ _TABLE = models.ResourceClass.__table__
 MIN_CUSTOM_ID = 10000
 
 
-def is_standard(name):
-    return name in orc.STANDARDS
-
-
 @facade.writer
 def ensure_sync(context):
     """Insert the standard classes this database lacks; return how many.

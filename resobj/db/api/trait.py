@@ -17,10 +17,6 @@ from resobj import exception
 _TABLE = models.Trait.__table__
 
 
-def is_standard(name):
-    return name in _standard_names()
-
-
 def _standard_names():
     global _STANDARD
     if _STANDARD is None:
