@@ -180,3 +180,36 @@ class ResourceClassNotFound(NotFound):
 
 class TraitNotFound(NotFound):
     msg_fmt = 'No such trait %(name)s.'
+
+
+# Allocations
+class InvalidInventory(Conflict):
+    msg_fmt = ('Resource provider %(resource_provider)s has no inventory '
+               'of %(resource_class)s.')
+
+
+class InvalidAllocationConstraintsViolated(Conflict):
+    msg_fmt = ('Unable to allocate %(amount)s of %(resource_class)s on '
+               'resource provider %(resource_provider)s: the amount must be '
+               'between %(min_unit)s and %(max_unit)s and a multiple of '
+               '%(step_size)s.')
+
+
+class InvalidAllocationCapacityExceeded(Conflict):
+    msg_fmt = ('Unable to allocate %(requested)s of %(resource_class)s on '
+               'resource provider %(resource_provider)s: %(used)s of its '
+               'capacity %(capacity)s are used.')
+
+
+class ResourceProviderNotFound(NotFound):
+    msg_fmt = 'Resource provider %(key)s could not be found.'
+
+
+class ConcurrentUpdateDetected(Conflict):
+    msg_fmt = ('Another thread concurrently updated the data. Please retry '
+               'your update.')
+
+
+class ResourceProviderConcurrentUpdateDetected(ConcurrentUpdateDetected):
+    msg_fmt = ('Resource provider %(uuid)s was changed by another request '
+               'at the same time. Please retry your update.')

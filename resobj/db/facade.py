@@ -18,6 +18,9 @@ readers is still one transaction.
 import contextlib
 import functools
 import os
+import random
+import threading
+import time
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -58,15 +61,25 @@ def translate_errors():
             reason='%s; run "resobj-manage db sync"' % _first_line(exc))
 
 
-def _translating(manager):
+# Whether the transaction this thread is about to begin will write; read
+# by the SQLite begin hook below.
+_local = threading.local()
+
+
+def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
         transactional = manager(fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with translate_errors():
-                return transactional(*args, **kwargs)
+            outer = getattr(_local, 'writes', False)
+            _local.writes = writes or outer
+            try:
+                with translate_errors():
+                    return transactional(*args, **kwargs)
+            finally:
+                _local.writes = outer
         return wrapper
     return decorator
 
@@ -142,9 +155,35 @@ def _ensure_state_dir(url):
             path=directory, reason='permission denied')
 
 
+def _sqlite_begin(conn):
+    """Begin SQLite transactions, writers' with BEGIN IMMEDIATE.
+
+    A deferred transaction that reads, then writes, cannot take the write
+    lock once another writer has committed since its read (WAL snapshot
+    conflict): SQLite fails it at once with "database is locked", busy
+    timeout or not. Taking the lock at BEGIN makes concurrent writers wait
+    their turn instead (up to the busy timeout); readers still run
+    alongside. Otherwise this does what oslo.db's hook does.
+    """
+    if 'in_transaction' not in conn.info:
+        conn.exec_driver_sql('BEGIN IMMEDIATE'
+                             if getattr(_local, 'writes', False)
+                             else 'BEGIN')
+        conn.info['in_transaction'] = True
+
+
+# oslo.db's SQLite hook that emits a plain BEGIN; replaced by the above.
+_OSLO_SQLITE_BEGIN = '_sqlite_emit_begin'
+
+
 def _on_engine_create(engine):
-    if engine.dialect.name != 'sqlite' or engine.url.database in (
-            None, '', ':memory:'):
+    if engine.dialect.name != 'sqlite':
+        return
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', None) == _OSLO_SQLITE_BEGIN:
+            sa.event.remove(engine, 'begin', listener)
+    sa.event.listen(engine, 'begin', _sqlite_begin)
+    if engine.url.database in (None, '', ':memory:'):
         return
     # WAL lets readers run while one writer commits; the setting is stored
     # in the database file, so setting it once per engine is enough. It
@@ -155,6 +194,35 @@ def _on_engine_create(engine):
         raw.cursor().execute('PRAGMA journal_mode=WAL')
     finally:
         raw.close()
+
+
+def retrying_writer(*retry_on):
+    """A writer retried in a fresh transaction on conflicts.
+
+    Retries on deadlocks and on the exception types in ``retry_on`` (e.g.
+    a provider generation that moved under a concurrent writer). The
+    decorated function takes ``max_retries=`` (default 10); the last
+    failure propagates. Call it outside any transaction: a retry inside
+    one could not undo the outer transaction's failed statement.
+    """
+    retryable = (db_exc.DBDeadlock,) + retry_on
+
+    def decorator(fn):
+        transactional = writer(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, max_retries=10, **kwargs):
+            for attempt in range(max_retries + 1):
+                try:
+                    return transactional(*args, **kwargs)
+                except retryable:
+                    if attempt == max_retries:
+                        raise
+                    # Jitter keeps the losers of one race from colliding
+                    # again in lockstep.
+                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+        return wrapper
+    return decorator
 
 
 def new_context_manager():
@@ -172,7 +240,7 @@ _context_manager = new_context_manager()
 # allow_async: a reader called inside a replica_reader scope joins it (and
 # reads the replica); anywhere else it reads the primary.
 reader = _translating(_context_manager.reader.allow_async)
-writer = _translating(_context_manager.writer)
+writer = _translating(_context_manager.writer, writes=True)
 replica_reader = _translating(_context_manager.async_)
 
 

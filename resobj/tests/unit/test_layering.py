@@ -23,7 +23,8 @@ FORBIDDEN = {
     'resobj.objects': ('resobj.api', 'resobj.cmd'),
     'resobj.compute': ('resobj.db',),
 }
-FACADE_DECORATORS = {'reader', 'writer', 'replica_reader'}
+FACADE_DECORATORS = {'reader', 'writer', 'replica_reader',
+                     'retrying_writer'}
 
 
 def _modules(package):
@@ -130,8 +131,12 @@ class TestLayering(base.TestCase):
                 if not args or args[0] != 'context':
                     problems.append('%s.%s does not take a context first'
                                     % (name, node.name))
-                decorators = {getattr(d, 'attr', getattr(d, 'id', None))
-                              for d in node.decorator_list}
+                # @facade.writer, or a call such as
+                # @facade.retrying_writer(SomeConflict).
+                decorators = {
+                    getattr(d, 'attr', getattr(d, 'id', None))
+                    for d in (getattr(d, 'func', d)
+                              for d in node.decorator_list)}
                 if not decorators & FACADE_DECORATORS:
                     problems.append('%s.%s is not under facade.reader/'
                                     'writer' % (name, node.name))

@@ -114,3 +114,27 @@ class TestUnreachableServer(base.TestCase):
         self.assertIn('Cannot connect to the database', str(exc))
         self.assertNotIn('secret', str(exc))
         self.assertNotIn('\n', str(exc))
+
+
+class TestSQLiteTransactions(base.TestCase):
+
+    def test_writers_take_the_write_lock_at_begin(self):
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(state_dir=self.useFixture(fixtures.TempDir()).path)
+        facade.configure(conf.conf)
+        engine = facade.get_engine()
+        seen = []
+        sa.event.listen(engine, 'before_cursor_execute',
+                        lambda conn, cursor, stmt, *a: seen.append(stmt))
+
+        @facade.writer
+        def write(context):
+            # A reader nested in a writer joins its transaction.
+            return _pragma(context, 'user_version')
+
+        ctx = context.get_admin_context()
+        write(ctx)
+        _pragma(ctx, 'user_version')
+        begins = [s for s in seen if s.startswith('BEGIN')]
+        self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)

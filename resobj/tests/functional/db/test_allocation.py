@@ -1,0 +1,117 @@
+"""The allocation write path and usage reads, on every backend."""
+
+import sqlalchemy as sa
+
+from resobj.db.api import allocation as alloc_db
+from resobj.db.api import resource_class as rc_db
+from resobj import exception
+from resobj.tests.functional.db import rp_fixtures as fx
+from resobj.tests.functional import db_base
+
+VCPU, MEMORY_MB, DISK_GB = 0, 1, 2
+
+
+class TestReplaceAllocations(db_base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        rc_db.ensure_sync(self.context)
+        self.rp = fx.provider(self.context)
+        fx.inventory(self.context, self.rp, VCPU, total=8,
+                     allocation_ratio=2.0, max_unit=16)
+        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096,
+                     reserved=512, min_unit=256, max_unit=2048,
+                     step_size=256)
+        self.c1 = fx.consumer(self.context)
+        self.c2 = fx.consumer(self.context)
+
+    def _replace(self, consumers, *rows):
+        return alloc_db.replace_for_consumers(self.context, consumers, rows)
+
+    def usage(self):
+        return alloc_db.usage_by_provider(self.context, self.rp)
+
+    def test_allocate_and_report_usage(self):
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0}, self.usage())
+        generations = self._replace(
+            [self.c1], (self.rp, self.c1, VCPU, 4),
+            (self.rp, self.c1, MEMORY_MB, 1024))
+        self.assertEqual({self.rp: 1}, generations)
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 1024}, self.usage())
+
+    def test_replace_resizes_in_place(self):
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 16))
+        # Full (16 of 16): the consumer's own old rows do not count
+        # against its new ones.
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 12))
+        self.assertEqual(12, self.usage()['VCPU'])
+
+    def test_capacity_exceeded_changes_nothing(self):
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 10))
+        exc = self.assertRaises(
+            exception.InvalidAllocationCapacityExceeded, self._replace,
+            [self.c2], (self.rp, self.c2, VCPU, 7))
+        self.assertIn('VCPU', str(exc))
+        self.assertEqual(10, self.usage()['VCPU'])
+        self.assertEqual(1, fx.generation(self.context, self.rp))
+
+    def test_several_consumers_are_one_transaction(self):
+        self.assertRaises(
+            exception.InvalidAllocationCapacityExceeded, self._replace,
+            [self.c1, self.c2], (self.rp, self.c1, VCPU, 10),
+            (self.rp, self.c2, VCPU, 10))
+        self.assertEqual(0, self.usage()['VCPU'])
+        self._replace([self.c1, self.c2], (self.rp, self.c1, VCPU, 8),
+                      (self.rp, self.c2, VCPU, 8))
+        self.assertEqual(16, self.usage()['VCPU'])
+
+    def test_unit_constraints(self):
+        for amount in (128, 2304, 300):   # below min, above max, off-step
+            self.assertRaises(
+                exception.InvalidAllocationConstraintsViolated,
+                self._replace, [self.c1], (self.rp, self.c1, MEMORY_MB,
+                                           amount))
+        self.assertEqual(0, self.usage()['MEMORY_MB'])
+
+    def test_missing_inventory_names_provider_and_class(self):
+        exc = self.assertRaises(exception.InvalidInventory, self._replace,
+                                [self.c1], (self.rp, self.c1, DISK_GB, 1))
+        self.assertIn('DISK_GB', str(exc))
+
+    def test_over_capacity_provider_can_shrink_but_not_grow(self):
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 8))
+        self._replace([self.c2], (self.rp, self.c2, VCPU, 8))
+        # The operator halves the ratio: 16 used of a capacity of 8.
+        fx.set_inventory(self.context, self.rp, VCPU, allocation_ratio=1.0)
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 4))
+        self.assertEqual(12, self.usage()['VCPU'])
+        self.assertRaises(
+            exception.InvalidAllocationCapacityExceeded, self._replace,
+            [self.c1], (self.rp, self.c1, VCPU, 5))
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 0))
+        self.assertEqual(8, self.usage()['VCPU'])
+
+    def test_emptying_a_consumer_bumps_its_old_providers(self):
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 2))
+        self.assertEqual({self.rp: 2}, self._replace([self.c1]))
+        self.assertEqual(0, self.usage()['VCPU'])
+
+    def test_statement_count_does_not_grow_with_allocations(self):
+        def statements(consumer):
+            seen = []
+
+            def count(conn, cursor, statement, *args):
+                seen.append(statement)
+
+            sa.event.listen(self.engine, 'before_cursor_execute', count)
+            try:
+                self._replace([consumer], (self.rp, consumer, VCPU, 1))
+            finally:
+                sa.event.remove(self.engine, 'before_cursor_execute', count)
+            return len(seen)
+
+        few = statements(self.c1)
+        for _ in range(12):
+            c = fx.consumer(self.context)
+            self._replace([c], (self.rp, c, VCPU, 1))
+        self.assertEqual(few, statements(self.c2))

@@ -1,0 +1,132 @@
+"""Four processes claim against a few small providers at once.
+
+Whatever the interleaving, on every backend: no provider's usage exceeds
+its capacity, every claim a process was told succeeded is stored, and
+every claim it was told was refused is absent.
+"""
+
+import multiprocessing
+import random
+import traceback
+
+from oslo_config import cfg
+import sqlalchemy as sa
+
+from resobj import conf as resobj_conf
+from resobj import context
+from resobj.db.api import allocation as alloc_db
+from resobj.db.api import resource_class as rc_db
+from resobj.db import facade
+from resobj.db import migration
+from resobj.db.models import allocation as alloc_models
+from resobj import exception
+from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import rp_fixtures as fx
+from resobj.tests.functional import db_base
+
+VCPU = 0
+PROCESSES = 4
+CLAIMS_PER_PROCESS = 15
+CAPACITY = 10
+
+
+def _claimer(url, providers, seed, results):
+    """Runs in a spawned process: claim, and report what the DB said."""
+    outcome = []
+    try:
+        _claim(url, providers, seed, outcome)
+    except Exception:
+        outcome.append(('error', None, None, traceback.format_exc()))
+    finally:
+        # Always answer, so the parent never waits for a dead process.
+        results.put(outcome)
+
+
+def _claim(url, providers, seed, outcome):
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    conf([], default_config_files=[], default_config_dirs=[])
+    conf.set_override('connection', url, group='database')
+    facade.configure(conf)
+    ctx = context.get_admin_context()
+    rnd = random.Random(seed)
+    for _ in range(CLAIMS_PER_PROCESS):
+        consumer = fx.consumer(ctx)
+        rp = rnd.choice(providers)
+        amount = rnd.randint(1, 3)
+        try:
+            alloc_db.replace_for_consumers(
+                ctx, [consumer], [(rp, consumer, VCPU, amount)],
+                max_retries=100)
+            outcome.append(('ok', consumer, rp, amount))
+        except exception.InvalidAllocationCapacityExceeded:
+            outcome.append(('refused', consumer, rp, amount))
+        except Exception as exc:
+            outcome.append(('error', consumer, rp, repr(exc)))
+
+
+class TestConcurrentClaims(db_base.DBTestCase):
+
+    def _shared_url(self):
+        if self.backend != 'sqlite':
+            return self.engine.url.render_as_string(hide_password=False)
+        # The in-memory test database is private to this process; use a
+        # file that other processes can open, set up as resobj does.
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(state_dir=self.useFixture(
+            resobj_fixtures.fixtures.TempDir()).path)
+        facade.configure(conf.conf)
+        migration.db_sync()
+        return facade.database_url(conf.conf).render_as_string(
+            hide_password=False)
+
+    def test_no_over_allocation_and_nothing_lost(self):
+        url = self._shared_url()
+        rc_db.ensure_sync(self.context)
+        providers = [fx.provider(self.context) for _ in range(3)]
+        for rp in providers:
+            fx.inventory(self.context, rp, VCPU, total=CAPACITY)
+        facade.dispose()
+
+        spawn = multiprocessing.get_context('spawn')
+        results = spawn.Queue()
+        workers = [spawn.Process(target=_claimer,
+                                 args=(url, providers, seed, results))
+                   for seed in range(PROCESSES)]
+        for worker in workers:
+            worker.start()
+        outcomes = [item for _ in workers
+                    for item in results.get(timeout=300)]
+        for worker in workers:
+            worker.join(timeout=60)
+            self.assertEqual(0, worker.exitcode)
+
+        errors = [o for o in outcomes if o[0] == 'error']
+        self.assertEqual([], errors)
+        self.assertEqual(PROCESSES * CLAIMS_PER_PROCESS, len(outcomes))
+        stored = self._stored()
+        granted = {}
+        for status, consumer, rp, amount in outcomes:
+            if status == 'ok':
+                self.assertEqual([(rp, amount)], stored.get(consumer))
+                granted[rp] = granted.get(rp, 0) + amount
+            else:
+                self.assertNotIn(consumer, stored)
+        for rp in providers:
+            used = alloc_db.usage_by_provider(self.context, rp)['VCPU']
+            self.assertLessEqual(used, CAPACITY)
+            self.assertEqual(granted.get(rp, 0), used)
+        # Demand was far above capacity, so the race was real.
+        self.assertTrue(any(o[0] == 'refused' for o in outcomes))
+
+    def _stored(self):
+        table = alloc_models.Allocation.__table__
+        with facade.get_engine().connect() as conn:
+            rows = conn.execute(sa.select(
+                table.c.consumer_id, table.c.resource_provider_id,
+                table.c.used))
+            stored = {}
+            for consumer, rp, used in rows:
+                stored.setdefault(consumer, []).append((rp, used))
+        return stored
