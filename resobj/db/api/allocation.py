@@ -43,24 +43,34 @@ Row = collections.namedtuple(
     'Row', 'resource_provider_id consumer_id resource_class_id used')
 
 
-def _usage(context, pairs):
-    """{(rp_id, rc_id): SUM(used)} for the given pairs, one query."""
-    if not pairs:
-        return {}
-    rp_ids = sorted({rp for rp, _ in pairs})
-    rc_ids = sorted({rc for _, rc in pairs})
+def _old_rows(context, consumer_ids):
+    """The consumers' current rows with their providers: one query.
+
+    Returns ({(rp_id, rc_id): amount}, {rp_id: (uuid, generation)}).
+    """
+    amounts = collections.defaultdict(int)
+    providers = {}
+    if not consumer_ids:
+        return amounts, providers
     rows = context.session.execute(
         sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used))
-        .where(_ALLOC.c.resource_provider_id.in_(rp_ids),
-               _ALLOC.c.resource_class_id.in_(rc_ids))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id))
-    return {(rp, rc): int(used) for rp, rc, used in rows}
+                  _ALLOC.c.used, _RP.c.uuid, _RP.c.generation)
+        .join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
+        .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
+    for rp_id, rc_id, used, uuid, generation in rows:
+        amounts[(rp_id, rc_id)] += used
+        providers[rp_id] = (uuid, generation)
+    return amounts, providers
 
 
-def _check_capacity(context, rows, previous):
-    """Raise unless ``rows`` fit the providers' inventories (one query)."""
+def _check_capacity(context, rows, old_amounts):
+    """Check ``rows`` against the providers' inventories in one query.
+
+    Run after the consumers' old rows are deleted, so usage excludes
+    them; usage before this change is that plus ``old_amounts``. Raises
+    unless every row fits; returns {rp_id: (uuid, generation)} for the
+    providers involved, read in the same statement as their usage.
+    """
     needed = collections.defaultdict(int)
     amounts = collections.defaultdict(list)
     for row in rows:
@@ -68,68 +78,77 @@ def _check_capacity(context, rows, previous):
         needed[key] += row.used
         amounts[key].append(row.used)
     if not needed:
-        return
+        return {}
+    rp_ids = sorted({rp for rp, _ in needed})
     usage = (
         sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                   sa.func.sum(_ALLOC.c.used).label('used'))
-        .where(_ALLOC.c.resource_provider_id.in_(
-            sorted({rp for rp, _ in needed})))
+        .where(_ALLOC.c.resource_provider_id.in_(rp_ids))
         .group_by(_ALLOC.c.resource_provider_id,
                   _ALLOC.c.resource_class_id)
         .subquery())
     query = (
-        sa.select(_RP.c.id, _RP.c.uuid, _RC.c.id, _RC.c.name,
-                  _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
-                  _INV.c.max_unit, _INV.c.step_size,
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation, _INV.c.total,
+                  _INV.c.resource_class_id, _INV.c.reserved,
+                  _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
                   _INV.c.allocation_ratio,
                   sa.func.coalesce(usage.c.used, 0))
-        .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id)
-                     .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-                     .outerjoin(usage, sa.and_(
-                         usage.c.resource_provider_id == _RP.c.id,
-                         usage.c.resource_class_id == _RC.c.id)))
-        .where(_RP.c.id.in_(sorted({rp for rp, _ in needed})),
-               _RC.c.id.in_(sorted({rc for _, rc in needed}))))
-    inventories = {(r[0], r[2]): r for r in context.session.execute(query)}
+        .select_from(_RP.outerjoin(_INV, sa.and_(
+            _INV.c.resource_provider_id == _RP.c.id,
+            _INV.c.resource_class_id.in_(sorted({rc for _, rc in needed}))))
+            .outerjoin(usage, sa.and_(
+                usage.c.resource_provider_id == _RP.c.id,
+                usage.c.resource_class_id == _INV.c.resource_class_id)))
+        .where(_RP.c.id.in_(rp_ids)))
+    providers, inventories = {}, {}
+    for (rp_id, uuid, generation, total, rc_id, reserved, min_unit,
+         max_unit, step_size, ratio, used) in context.session.execute(query):
+        providers[rp_id] = (uuid, generation)
+        if rc_id is not None:
+            inventories[(rp_id, rc_id)] = (total, reserved, min_unit,
+                                           max_unit, step_size, ratio, used)
+    missing = sorted(set(rp_ids) - set(providers))
+    if missing:
+        raise exception.ResourceProviderNotFound(key='id=%s' % missing[0])
     for key, amount in sorted(needed.items()):
-        inv = inventories.get(key)
-        if inv is None:
+        rp_uuid = providers[key[0]][0]
+        if key not in inventories:
             raise exception.InvalidInventory(
-                **_names(context, key))
-        (_, rp_uuid, _, rc_name, total, reserved, min_unit, max_unit,
-         step_size, ratio, used) = inv
+                resource_provider=rp_uuid,
+                resource_class=_class_name(context, key[1]))
+        (total, reserved, min_unit, max_unit, step_size, ratio,
+         used) = inventories[key]
         for single in amounts[key]:
             if single < min_unit or single > max_unit or \
                     single % step_size:
                 raise exception.InvalidAllocationConstraintsViolated(
-                    resource_provider=rp_uuid, resource_class=rc_name,
+                    resource_provider=rp_uuid,
+                    resource_class=_class_name(context, key[1]),
                     amount=single, min_unit=min_unit, max_unit=max_unit,
                     step_size=step_size)
         capacity = (total - reserved) * ratio
         if used + amount > capacity and \
-                used + amount > previous.get(key, 0):
+                used + amount > used + old_amounts.get(key, 0):
             # Over capacity and worse than before this change: refused.
             # Not worse (a consumer shrinking or leaving an over-capacity
             # provider) is allowed.
             raise exception.InvalidAllocationCapacityExceeded(
-                resource_provider=rp_uuid, resource_class=rc_name,
+                resource_provider=rp_uuid,
+                resource_class=_class_name(context, key[1]),
                 requested=amount, used=used, capacity=capacity)
+    return providers
 
 
-def _names(context, key):
-    rp_id, rc_id = key
-    rp_uuid = context.session.execute(
-        sa.select(_RP.c.uuid).where(_RP.c.id == rp_id)).scalar()
-    rc_name = context.session.execute(
-        sa.select(_RC.c.name).where(_RC.c.id == rc_id)).scalar()
-    return {'resource_provider': rp_uuid or rp_id,
-            'resource_class': rc_name or rc_id}
+def _class_name(context, rc_id):
+    # Only on the error path: one more query there is fine.
+    return context.session.execute(
+        sa.select(_RC.c.name).where(_RC.c.id == rc_id)).scalar() or rc_id
 
 
 def _bump_generations(context, providers):
     """Compare-and-swap every provider's generation; {id: new}.
 
-    ``providers`` maps id to (uuid, generation seen at the start).
+    ``providers`` maps id to (uuid, generation read in this transaction).
     """
     bumped = {}
     for rp_id, (uuid, seen) in sorted(providers.items()):
@@ -162,31 +181,16 @@ def replace_for_consumers(context, consumer_ids, rows):
     rows = [Row(*row) for row in rows]
     new = [row for row in rows if row.used > 0]
     consumer_ids = sorted(set(consumer_ids) | {r.consumer_id for r in rows})
-    old_pairs = set()
-    if consumer_ids:
-        old_pairs = {tuple(p) for p in context.session.execute(
-            sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id)
-            .where(_ALLOC.c.consumer_id.in_(consumer_ids)).distinct())}
-    new_pairs = {(r.resource_provider_id, r.resource_class_id) for r in new}
-    providers = sorted({rp for rp, _ in old_pairs | new_pairs})
-    seen = {rp_id: (uuid, generation) for rp_id, uuid, generation in
-            context.session.execute(
-                sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-                .where(_RP.c.id.in_(providers)))} if providers else {}
-    missing = sorted(set(providers) - set(seen))
-    if missing:
-        raise exception.ResourceProviderNotFound(key='id=%s' % missing[0])
-    previous = _usage(context, new_pairs)
-    if consumer_ids:
+    old_amounts, providers = _old_rows(context, consumer_ids)
+    if old_amounts:
         context.session.execute(
             sa.delete(_ALLOC).where(_ALLOC.c.consumer_id.in_(consumer_ids)))
-    _check_capacity(context, new, previous)
+    providers.update(_check_capacity(context, new, old_amounts))
     if new:
         now = base.utcnow()
         context.session.execute(sa.insert(_ALLOC), [
             dict(row._asdict(), created_at=now) for row in new])
-    return _bump_generations(context, seen)
+    return _bump_generations(context, providers)
 
 
 @facade.reader
