@@ -182,6 +182,96 @@ class TraitNotFound(NotFound):
     msg_fmt = 'No such trait %(name)s.'
 
 
+# Resource classes, traits and consumers (objects)
+class InvalidResourceClassName(Invalid):
+    msg_fmt = ('Invalid resource class name %(name)r: a custom class is '
+               'named CUSTOM_ followed by upper-case letters, digits and '
+               'underscores, at most 255 characters in all.')
+
+
+class ResourceClassExists(Conflict):
+    msg_fmt = 'Resource class %(name)s already exists.'
+
+
+class ResourceClassInUse(Conflict):
+    msg_fmt = ('Resource class %(name)s is in use by inventories or '
+               'allocations and cannot be deleted.')
+
+
+class ResourceClassCannotUpdateStandard(Invalid):
+    msg_fmt = 'Cannot update standard resource class %(name)s.'
+
+
+class ResourceClassCannotDeleteStandard(Invalid):
+    msg_fmt = 'Cannot delete standard resource class %(name)s.'
+
+
+class MaxDBRetriesExceeded(ResobjException):
+    msg_fmt = ('Gave up after %(attempts)s attempts to %(action)s: every '
+               'one collided with a concurrent writer.')
+
+
+class InvalidTraitName(Invalid):
+    msg_fmt = ('Invalid trait name %(name)r: a custom trait is named '
+               'CUSTOM_ followed by upper-case letters, digits and '
+               'underscores, at most 255 characters in all.')
+
+
+class TraitExists(Conflict):
+    msg_fmt = 'Trait %(name)s already exists.'
+
+
+class TraitInUse(Conflict):
+    msg_fmt = ('Trait %(name)s is associated with a resource provider and '
+               'cannot be deleted.')
+
+
+class TraitCannotDeleteStandard(Invalid):
+    msg_fmt = 'Cannot delete standard trait %(name)s.'
+
+
+class InvalidExternalId(Invalid):
+    msg_fmt = ('Invalid %(kind)s id %(external_id)r: it must be a '
+               'non-empty string of at most 255 characters.')
+
+
+class ProjectNotFound(NotFound):
+    msg_fmt = 'Project %(external_id)s could not be found.'
+
+
+class UserNotFound(NotFound):
+    msg_fmt = 'User %(external_id)s could not be found.'
+
+
+class InvalidConsumerType(Invalid):
+    msg_fmt = ('Invalid consumer type %(name)r: it must be upper-case '
+               'letters, digits and underscores, at most 255 characters.')
+
+
+class ConsumerNotFound(NotFound):
+    msg_fmt = 'Consumer %(key)s could not be found.'
+
+
+class ConsumerExists(Conflict):
+    msg_fmt = 'Consumer %(uuid)s already exists.'
+
+
+class ConsumerInUse(Conflict):
+    msg_fmt = 'Consumer %(uuid)s still has allocations and cannot be deleted.'
+
+
+class ConcurrentUpdateDetected(Conflict):
+    """A compare-and-swap on a generation matched no row.
+
+    Subclass it (with its own ``msg_fmt``) for other generations, e.g. a
+    resource provider's; callers that retry catch this base.
+    """
+
+    msg_fmt = ('%(what)s was changed by another writer since it was read '
+               '(expected generation %(generation)s); re-read it and '
+               'retry.')
+
+
 # Allocations
 class InvalidInventory(Conflict):
     msg_fmt = ('Resource provider %(resource_provider)s has no inventory '
@@ -203,11 +293,6 @@ class InvalidAllocationCapacityExceeded(Conflict):
 
 class ResourceProviderNotFound(NotFound):
     msg_fmt = 'Resource provider %(key)s could not be found.'
-
-
-class ConcurrentUpdateDetected(Conflict):
-    msg_fmt = ('Another thread concurrently updated the data. Please retry '
-               'your update.')
 
 
 class ResourceProviderConcurrentUpdateDetected(ConcurrentUpdateDetected):

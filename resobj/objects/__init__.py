@@ -9,12 +9,17 @@ def register_all():
     """Import every object module so each class registers itself."""
     # NOTE: importing a module registers its classes; add new modules here.
     __import__('resobj.objects.compute_node')
+    __import__('resobj.objects.consumer')
     __import__('resobj.objects.flavor')
     __import__('resobj.objects.instance')
     __import__('resobj.objects.migration')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')
+    __import__('resobj.objects.project')
+    __import__('resobj.objects.resource_class')
     __import__('resobj.objects.service')
+    __import__('resobj.objects.trait')
+    __import__('resobj.objects.user')
 
 
 def configure(conf):

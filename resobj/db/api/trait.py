@@ -3,18 +3,24 @@
 Standard traits come from os-traits and are synced into the table; their
 ids are generated, so unlike resource classes they differ between
 deployments and only names cross process boundaries.
+
+Rows are hard-deleted, so the soft-delete helpers of ``utils`` (select,
+get_one, update_live) do not apply here; the fetch and insert ones do.
 """
 
 import os_traits
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
+from resobj.db.api import utils
 from resobj.db import facade
 from resobj.db.models import base
+from resobj.db.models import resource_provider as rp_models
 from resobj.db.models import trait as models
 from resobj import exception
 
 _TABLE = models.Trait.__table__
+_RP_TRAITS = rp_models.ResourceProviderTrait.__table__
 
 
 def _standard_names():
@@ -70,3 +76,65 @@ def ids_by_names(context, names):
     if unknown:
         raise exception.TraitNotFound(name=unknown[0])
     return found
+
+
+@facade.reader
+def get_by_name(context, name):
+    row = utils.fetch_one(context, sa.select(_TABLE).where(
+        _TABLE.c.name == name))
+    if row is None:
+        raise exception.TraitNotFound(name=name)
+    return row
+
+
+@facade.reader
+def get_all(context, name_in=None, prefix=None, associated=None):
+    """Traits by name, filtered by every argument that is not None.
+
+    ``name_in``: only these names; ``prefix``: only names starting with
+    it (taken literally: ``%`` and ``_`` match only themselves);
+    ``associated``: only traits some provider has (True) or none has
+    (False).
+    """
+    stmt = sa.select(_TABLE).order_by(_TABLE.c.name)
+    if name_in is not None:
+        stmt = stmt.where(_TABLE.c.name.in_(sorted(set(name_in))))
+    if prefix is not None:
+        stmt = stmt.where(_TABLE.c.name.startswith(prefix, autoescape=True))
+    if associated is not None:
+        used = sa.exists().where(_RP_TRAITS.c.trait_id == _TABLE.c.id)
+        stmt = stmt.where(used if associated else ~used)
+    return utils.fetch_all(context, stmt)
+
+
+@facade.writer
+def create(context, name):
+    try:
+        trait_id = utils.insert(context, _TABLE, {'name': name})
+    except db_exc.DBDuplicateEntry:
+        raise exception.TraitExists(name=name)
+    return {'id': trait_id, 'name': name}
+
+
+def _in_use(context, trait_id):
+    return context.session.execute(sa.select(_RP_TRAITS.c.trait_id).where(
+        _RP_TRAITS.c.trait_id == trait_id).limit(1)).first() is not None
+
+
+@facade.writer
+def destroy(context, name):
+    """Delete custom trait ``name`` unless a provider has it."""
+    # Anything not CUSTOM_ counts as standard, including traits a newer
+    # os-traits synced that this code's os-traits does not list.
+    if not os_traits.is_custom(name):
+        raise exception.TraitCannotDeleteStandard(name=name)
+    trait_id = get_by_name(context, name)['id']
+    if _in_use(context, trait_id):
+        raise exception.TraitInUse(name=name)
+    try:
+        # The foreign key refuses it if a provider took the trait after
+        # the check above.
+        context.session.execute(sa.delete(_TABLE).where(
+            _TABLE.c.id == trait_id))
+    except db_exc.DBReferenceError:
+        raise exception.TraitInUse(name=name)

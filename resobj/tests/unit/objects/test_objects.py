@@ -24,6 +24,7 @@ from resobj.tests import base
 object_data = {
     'ComputeNode': '1.4-be555f1e168bb5c5af4c3635cdd07360',
     'ComputeNodeList': '1.4-c2e5abfdf582bfe2dbe6547eccf17168',
+    'Consumer': '1.1-c0d1bf019a4c84d44c6520db7cac77f9',
     'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
     'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
     'Instance': '1.3-813866addbf7423542655ce63bf16312',
@@ -34,8 +35,14 @@ object_data = {
     'PciDeviceList': '1.3-7d2bac7fb58d4802099864d1ec929593',
     'PciDevicePool': '1.1-83a5c9c7ecf3c442736ccadf46118d61',
     'PciDevicePoolList': '1.1-ebc8542000731792344fadee7a40537e',
+    'Project': '1.0-d011fd10c01923ebf8c2cb7d69c041c7',
+    'ResourceClass': '1.1-606492bd9d98d6132ba1ede99efa066d',
+    'ResourceClassList': '1.1-6da734eb2aff44a16254723c4409d8ca',
     'Service': '1.1-8f8e17353f84b60d14411ef2cdf4dec3',
     'ServiceList': '1.1-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
+    'Trait': '1.1-60212c161dc99d23090398669adb360f',
+    'TraitList': '1.1-3f58acb30166a1aa54ca5fe13c565e20',
+    'User': '1.0-d011fd10c01923ebf8c2cb7d69c041c7',
 }
 # END object_data
 

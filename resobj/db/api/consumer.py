@@ -1,0 +1,192 @@
+"""Queries on consumers and the projects, users and types they have.
+
+One module for the four tables, as in ``resobj/db/models/consumer.py``:
+projects, users and consumer types exist only for consumers to name.
+Rows are hard-deleted, so the soft-delete helpers of ``utils`` (select,
+get_one, update_live) do not apply here; the fetch and insert ones do.
+
+A consumer row reads as a dict with ``id, uuid, generation, project_id,
+project_external_id, user_id, user_external_id, consumer_type`` (the
+type's name, or None).
+"""
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from resobj.db.api import utils
+from resobj.db import facade
+from resobj.db.models import allocation as alloc_models
+from resobj.db.models import base
+from resobj.db.models import consumer as models
+from resobj import exception
+
+_CONSUMERS = models.Consumer.__table__
+_PROJECTS = models.Project.__table__
+_USERS = models.User.__table__
+_TYPES = models.ConsumerType.__table__
+_ALLOCATIONS = alloc_models.Allocation.__table__
+
+
+def _find(context, table, column, value, lock=False):
+    stmt = sa.select(table).where(table.c[column] == value)
+    if lock:
+        # A locking read sees the latest committed row; on MySQL a plain
+        # one would repeat this transaction's snapshot, which predates
+        # the concurrent insert that made ours a duplicate.
+        stmt = stmt.with_for_update(read=True)
+    return utils.fetch_one(context, stmt)
+
+
+def _get_or_create(context, table, column, value):
+    """The row whose ``column`` is ``value``, inserted if there is none."""
+    row = _find(context, table, column, value)
+    if row is not None:
+        return row
+    try:
+        # A savepoint: on a duplicate, PostgreSQL would otherwise refuse
+        # the re-read below.
+        with context.session.begin_nested():
+            utils.insert(context, table, {column: value})
+    except db_exc.DBDuplicateEntry:
+        # A concurrent request inserted it between our read and insert.
+        pass
+    return _find(context, table, column, value, lock=True)
+
+
+@facade.writer
+def get_or_create_project(context, external_id):
+    return _get_or_create(context, _PROJECTS, 'external_id', external_id)
+
+
+@facade.writer
+def get_or_create_user(context, external_id):
+    return _get_or_create(context, _USERS, 'external_id', external_id)
+
+
+@facade.reader
+def get_project(context, external_id):
+    row = _find(context, _PROJECTS, 'external_id', external_id)
+    if row is None:
+        raise exception.ProjectNotFound(external_id=external_id)
+    return row
+
+
+@facade.reader
+def get_user(context, external_id):
+    row = _find(context, _USERS, 'external_id', external_id)
+    if row is None:
+        raise exception.UserNotFound(external_id=external_id)
+    return row
+
+
+def _type_id(context, name):
+    if name is None:
+        return None
+    return _get_or_create(context, _TYPES, 'name', name)['id']
+
+
+def _select_consumers():
+    return sa.select(
+        _CONSUMERS.c.id, _CONSUMERS.c.uuid, _CONSUMERS.c.generation,
+        _CONSUMERS.c.project_id,
+        _PROJECTS.c.external_id.label('project_external_id'),
+        _CONSUMERS.c.user_id,
+        _USERS.c.external_id.label('user_external_id'),
+        _TYPES.c.name.label('consumer_type'),
+    ).select_from(
+        _CONSUMERS
+        .join(_PROJECTS, _PROJECTS.c.id == _CONSUMERS.c.project_id)
+        .join(_USERS, _USERS.c.id == _CONSUMERS.c.user_id)
+        .outerjoin(_TYPES, _TYPES.c.id == _CONSUMERS.c.consumer_type_id))
+
+
+def _get_by_uuid(context, uuid):
+    row = utils.fetch_one(context, _select_consumers().where(
+        _CONSUMERS.c.uuid == uuid))
+    if row is None:
+        raise exception.ConsumerNotFound(key='uuid=%s' % uuid)
+    return row
+
+
+@facade.reader
+def get_by_uuid(context, uuid):
+    return _get_by_uuid(context, uuid)
+
+
+@facade.writer
+def create(context, uuid, project_id, user_id, consumer_type=None):
+    """Insert a consumer at generation 0; the type is created if new."""
+    values = {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+              'consumer_type_id': _type_id(context, consumer_type),
+              'generation': 0}
+    try:
+        utils.insert(context, _CONSUMERS, values)
+    except db_exc.DBDuplicateEntry:
+        raise exception.ConsumerExists(uuid=uuid)
+    return _get_by_uuid(context, uuid)
+
+
+def _compare_and_swap(context, consumer_id, generation, values):
+    values = dict(values, updated_at=base.utcnow())
+    count = context.session.execute(
+        sa.update(_CONSUMERS)
+        .where(_CONSUMERS.c.id == consumer_id,
+               _CONSUMERS.c.generation == generation)
+        .values(values)).rowcount
+    if not count:
+        # Changed or deleted since it was read: either way the caller's
+        # view is stale, and a retry starts by reading it again.
+        raise exception.ConcurrentUpdateDetected(
+            what='Consumer %s' % consumer_id, generation=generation)
+
+
+@facade.writer
+def update(context, consumer_id, generation, values):
+    """Write ``values`` if the consumer is still at ``generation``.
+
+    ``values`` holds any of ``project_id``, ``user_id`` and
+    ``consumer_type`` (a name, created if new, or None). The generation
+    does not change: it counts changes of the consumer's allocations.
+    ConcurrentUpdateDetected if the stored generation differs or the
+    consumer is gone.
+    """
+    values = dict(values)
+    if 'consumer_type' in values:
+        values['consumer_type_id'] = _type_id(context,
+                                              values.pop('consumer_type'))
+    _compare_and_swap(context, consumer_id, generation, values)
+
+
+@facade.writer
+def increment_generation(context, consumer_id, generation):
+    """Bump the generation from ``generation``; return the new one."""
+    _compare_and_swap(context, consumer_id, generation,
+                      {'generation': generation + 1})
+    return generation + 1
+
+
+@facade.writer
+def destroy(context, consumer_id):
+    uuid = context.session.execute(sa.select(_CONSUMERS.c.uuid).where(
+        _CONSUMERS.c.id == consumer_id)).scalar()
+    if uuid is None:
+        raise exception.ConsumerNotFound(key='id=%s' % consumer_id)
+    try:
+        context.session.execute(sa.delete(_CONSUMERS).where(
+            _CONSUMERS.c.id == consumer_id))
+    except db_exc.DBReferenceError:
+        raise exception.ConsumerInUse(uuid=uuid)
+
+
+@facade.writer
+def delete_if_no_allocations(context, consumer_ids):
+    """Delete those of ``consumer_ids`` that hold no allocation.
+
+    One statement, whatever the number of ids; returns how many went.
+    """
+    consumer_ids = sorted(set(consumer_ids))
+    if not consumer_ids:
+        return 0
+    held = sa.exists().where(_ALLOCATIONS.c.consumer_id == _CONSUMERS.c.id)
+    return context.session.execute(sa.delete(_CONSUMERS).where(
+        _CONSUMERS.c.id.in_(consumer_ids), ~held)).rowcount
