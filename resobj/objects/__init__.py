@@ -11,9 +11,11 @@ def register_all():
     __import__('resobj.objects.compute_node')
     __import__('resobj.objects.flavor')
     __import__('resobj.objects.instance')
+    __import__('resobj.objects.inventory')
     __import__('resobj.objects.migration')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')
+    __import__('resobj.objects.resource_provider')
     __import__('resobj.objects.service')
 
 
