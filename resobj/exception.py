@@ -291,10 +291,52 @@ class InvalidAllocationCapacityExceeded(Conflict):
                'capacity %(capacity)s are used.')
 
 
+# Resource providers and inventories
 class ResourceProviderNotFound(NotFound):
     msg_fmt = 'Resource provider %(key)s could not be found.'
 
 
 class ResourceProviderConcurrentUpdateDetected(ConcurrentUpdateDetected):
-    msg_fmt = ('Resource provider %(uuid)s was changed by another request '
-               'at the same time. Please retry your update.')
+    msg_fmt = ('Resource provider %(provider)s changed concurrently: '
+               'generation %(generation)s is no longer current; re-read it '
+               'and retry.')
+
+
+class ResourceProviderExists(Conflict):
+    msg_fmt = ('A resource provider with name %(name)s or uuid %(uuid)s '
+               'already exists.')
+
+
+class InvalidResourceProviderParent(Invalid):
+    msg_fmt = ('Resource provider %(uuid)s cannot have parent %(parent)s: '
+               '%(reason)s')
+
+
+class CannotDeleteParentResourceProvider(Conflict):
+    msg_fmt = ('Cannot delete resource provider %(uuid)s: it has child '
+               'providers.')
+
+
+class ResourceProviderInUse(Conflict):
+    msg_fmt = ('Cannot delete resource provider %(uuid)s: it has '
+               'allocations.')
+
+
+class InvalidInventoryValue(Invalid):
+    msg_fmt = ('Invalid inventory of %(resource_class)s for resource '
+               'provider %(provider)s: %(reason)s')
+
+
+class InventoryNotFound(NotFound):
+    msg_fmt = ('Resource provider %(provider)s has no inventory of '
+               '%(resource_class)s.')
+
+
+class InventoryExists(Conflict):
+    msg_fmt = ('Resource provider %(provider)s already has inventory of '
+               '%(resource_class)s.')
+
+
+class InventoryInUse(Conflict):
+    msg_fmt = ('Inventory of %(resource_classes)s on resource provider '
+               '%(provider)s is in use by allocations.')

@@ -159,7 +159,7 @@ def _bump_generations(context, providers):
                     updated_at=_RP.c.updated_at)).rowcount
         if count != 1:
             raise exception.ResourceProviderConcurrentUpdateDetected(
-                uuid=uuid)
+                provider=uuid, generation=seen)
         bumped[rp_id] = seen + 1
     return bumped
 
