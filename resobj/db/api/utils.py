@@ -10,7 +10,13 @@ from resobj.db.models import base
 
 
 def filter_deleted(context, table, stmt):
-    """Apply ``context.read_deleted`` to a select on a soft-delete table."""
+    """Apply ``context.read_deleted`` to a select on a soft-delete table.
+
+    Tables without a ``deleted`` column (the hard-deleted resource-provider
+    tables) are returned unfiltered.
+    """
+    if 'deleted' not in table.c:
+        return stmt
     if context.read_deleted == 'no':
         return stmt.where(table.c.deleted == 0)
     if context.read_deleted == 'only':
@@ -73,13 +79,14 @@ def update_live(context, table, values, *criteria):
     """Update the live rows matching ``criteria``, stamping ``updated_at``.
 
     Returns how many rows changed; 0 means none was live (deleted, or
-    never there).
+    never there). On a table without soft delete every row is live.
     """
     values = dict(values)
     values.setdefault('updated_at', base.utcnow())
+    if 'deleted' in table.c:
+        criteria = (table.c.deleted == 0,) + criteria
     return context.session.execute(
-        sa.update(table).where(table.c.deleted == 0, *criteria)
-        .values(values)).rowcount
+        sa.update(table).where(*criteria).values(values)).rowcount
 
 
 def soft_delete_row(context, table, row_id):

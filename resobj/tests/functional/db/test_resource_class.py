@@ -46,3 +46,25 @@ class TestStandardSync(db_base.DBTestCase):
                                 rc_db.ids_by_names, self.context,
                                 ['VCPU', 'CUSTOM_GPU'])
         self.assertIn('CUSTOM_GPU', str(exc))
+
+
+class TestHelpersOnHardDeletedTables(db_base.DBTestCase):
+
+    def test_select_get_one_and_update_live(self):
+        from resobj.db.api import utils
+        from resobj.db import facade
+        from resobj.db.models import trait as trait_models
+        table = trait_models.Trait.__table__
+
+        @facade.writer
+        def exercise(context):
+            trait_id = utils.insert(context, table, {'name': 'CUSTOM_X'})
+            row = utils.get_one(context, table, exception.TraitNotFound,
+                                'CUSTOM_X', table.c.id == trait_id)
+            count = utils.update_live(context, table, {'name': 'CUSTOM_Y'},
+                                      table.c.id == trait_id)
+            rows = utils.fetch_all(context, utils.select(context, table))
+            return row['name'], count, [r['name'] for r in rows]
+
+        self.assertEqual(('CUSTOM_X', 1, ['CUSTOM_Y']),
+                         exercise(self.context))
