@@ -7,6 +7,7 @@ Nothing here touches a global ``cfg.CONF``: callers create a
 from resobj.conf import compute
 from resobj.conf import database
 from resobj.conf import paths
+from resobj.conf import resource_providers
 
 
 def register_opts(conf):
@@ -14,3 +15,4 @@ def register_opts(conf):
     paths.register_opts(conf)
     database.register_opts(conf)
     compute.register_opts(conf)
+    resource_providers.register_opts(conf)

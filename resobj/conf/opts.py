@@ -3,6 +3,7 @@
 from resobj.conf import compute
 from resobj.conf import database
 from resobj.conf import paths
+from resobj.conf import resource_providers
 
 
 def list_opts():
@@ -10,4 +11,5 @@ def list_opts():
         ('DEFAULT', paths.list_opts()),
         ('compute', compute.list_opts()),
         ('database', database.list_opts()),
+        ('resource_providers', resource_providers.list_opts()),
     ]

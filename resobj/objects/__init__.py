@@ -8,6 +8,7 @@ is available here by name, e.g. ``resobj.objects.Service``.
 def register_all():
     """Import every object module so each class registers itself."""
     # NOTE: importing a module registers its classes; add new modules here.
+    __import__('resobj.objects.allocation')
     __import__('resobj.objects.compute_node')
     __import__('resobj.objects.consumer')
     __import__('resobj.objects.flavor')
@@ -32,6 +33,9 @@ def configure(conf):
     compute nodes that have none.
     """
     from resobj.conf import compute as compute_conf
+    from resobj.objects import allocation
     from resobj.objects import compute_node
     compute_node.set_allocation_ratio_defaults(
         compute_conf.allocation_ratio_defaults(conf))
+    allocation.set_conflict_retries(
+        conf.resource_providers.allocation_conflict_retry_count)

@@ -26,9 +26,12 @@ import collections
 
 import sqlalchemy as sa
 
+from resobj.db.api import consumer as consumer_db
+from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
+from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
@@ -38,6 +41,10 @@ _ALLOC = alloc_models.Allocation.__table__
 _INV = inv_models.Inventory.__table__
 _RP = rp_models.ResourceProvider.__table__
 _RC = rc_models.ResourceClass.__table__
+_CONSUMER = consumer_models.Consumer.__table__
+_PROJECT = consumer_models.Project.__table__
+_USER = consumer_models.User.__table__
+_TYPE = consumer_models.ConsumerType.__table__
 
 Row = collections.namedtuple(
     'Row', 'resource_provider_id consumer_id resource_class_id used')
@@ -146,9 +153,10 @@ def _class_name(context, rc_id):
 
 
 def _bump_generations(context, providers):
-    """Compare-and-swap every provider's generation; {id: new}.
+    """Compare-and-swap every provider's generation.
 
-    ``providers`` maps id to (uuid, generation read in this transaction).
+    ``providers`` maps id to (uuid, generation read in this transaction);
+    returns id to (uuid, new generation).
     """
     bumped = {}
     for rp_id, (uuid, seen) in sorted(providers.items()):
@@ -160,7 +168,7 @@ def _bump_generations(context, providers):
         if count != 1:
             raise exception.ResourceProviderConcurrentUpdateDetected(
                 provider=uuid, generation=seen)
-        bumped[rp_id] = seen + 1
+        bumped[rp_id] = (uuid, seen + 1)
     return bumped
 
 
@@ -178,6 +186,11 @@ def replace_for_consumers(context, consumer_ids, rows):
     Returns {provider id: new generation} for every provider whose usage
     changed (new rows' providers and the consumers' previous ones).
     """
+    return {rp_id: generation for rp_id, (_, generation)
+            in _replace(context, consumer_ids, rows).items()}
+
+
+def _replace(context, consumer_ids, rows):
     rows = [Row(*row) for row in rows]
     new = [row for row in rows if row.used > 0]
     consumer_ids = sorted(set(consumer_ids) | {r.consumer_id for r in rows})
@@ -211,3 +224,142 @@ def usage_by_provider(context, provider_id):
                                 _INV.c.resource_class_id))
         .where(_INV.c.resource_provider_id == provider_id))
     return {name: int(used) for name, used in rows}
+
+
+# Passed as a consumer's expected generation when the caller does not
+# check it (clients that predate consumer generations).
+ANY_GENERATION = '<any>'
+
+
+def _provider_ids(context, uuids):
+    uuids = sorted(set(uuids))
+    found = dict(context.session.execute(
+        sa.select(_RP.c.uuid, _RP.c.id).where(_RP.c.uuid.in_(uuids))
+    ).all()) if uuids else {}
+    missing = sorted(set(uuids) - set(found))
+    if missing:
+        raise exception.ResourceProviderNotFound(key=missing[0])
+    return found
+
+
+def _ensure_consumer(context, request):
+    """The consumer row for ``request``, created or checked; its dict."""
+    expected = request.get('generation', ANY_GENERATION)
+    try:
+        row = consumer_db.get_by_uuid(context, request['consumer_uuid'])
+    except exception.ConsumerNotFound:
+        if expected not in (None, ANY_GENERATION):
+            raise exception.ConcurrentUpdateDetected(
+                what='consumer generation conflict - expected %s but got '
+                     'None; consumer %s' % (expected,
+                                            request['consumer_uuid']),
+                generation=expected)
+        project = consumer_db.get_or_create_project(
+            context, request['project_id'])
+        user = consumer_db.get_or_create_user(context, request['user_id'])
+        return consumer_db.create(
+            context, request['consumer_uuid'], project['id'], user['id'],
+            consumer_type=request.get('consumer_type'))
+    if expected is not ANY_GENERATION and expected != row['generation']:
+        raise exception.ConcurrentUpdateDetected(
+            what='consumer generation conflict - expected %s but got %s; '
+                 'consumer %s' % (expected, row['generation'],
+                                  request['consumer_uuid']),
+            generation=expected)
+    return row
+
+
+@facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
+def replace_all(context, requests):
+    """Replace the allocations of one or more consumers, atomically.
+
+    Each request is a dict: consumer_uuid, project_id and user_id
+    (external ids), optional consumer_type, generation (the consumer
+    generation the caller saw: None for a consumer it believes new; leave
+    it out, or pass ANY_GENERATION, not to check) and allocations, a list
+    of {resource_provider_uuid, resource_class, used}; an empty list
+    removes the consumer's allocations (and the consumer).
+
+    One transaction: consumers are created or checked (a consumer
+    generation mismatch raises ConcurrentUpdateDetected and is NOT
+    retried: the caller's view is stale), allocations replaced as in
+    replace_for_consumers, every consumer's generation bumped, emptied
+    consumers deleted. Provider generation conflicts are retried
+    (``max_retries=``). Returns ({consumer uuid: new generation, or None
+    when deleted}, {provider uuid: new generation}).
+    """
+    allocations = [a for r in requests for a in r['allocations']]
+    rp_ids = _provider_ids(
+        context, [a['resource_provider_uuid'] for a in allocations])
+    rc_ids = rc_db.ids_by_names(
+        context, [a['resource_class'] for a in allocations])
+    consumers = {}
+    rows = []
+    for request in requests:
+        consumer = _ensure_consumer(context, request)
+        consumers[request['consumer_uuid']] = consumer
+        rows += [(rp_ids[a['resource_provider_uuid']], consumer['id'],
+                  rc_ids[a['resource_class']], a['used'])
+                 for a in request['allocations']]
+    bumped = _replace(context, [c['id'] for c in consumers.values()], rows)
+    generations = {
+        uuid: consumer_db.increment_generation(context, c['id'],
+                                               c['generation'])
+        for uuid, c in consumers.items()}
+    held = {row[1] for row in rows if row[3] > 0}
+    emptied = [c['id'] for c in consumers.values() if c['id'] not in held]
+    consumer_db.delete_if_no_allocations(context, emptied)
+    for uuid, c in consumers.items():
+        if c['id'] not in held:
+            generations[uuid] = None
+    return generations, dict(bumped.values())
+
+
+@facade.writer
+def delete_all(context, consumer_uuid):
+    """Remove a consumer's allocations and the consumer itself.
+
+    ConsumerNotFound if there is no such consumer. Like the reference
+    service, this does not bump provider generations: usage only went
+    down, which makes no concurrent claim unsafe.
+    """
+    consumer = consumer_db.get_by_uuid(context, consumer_uuid)
+    context.session.execute(
+        sa.delete(_ALLOC).where(_ALLOC.c.consumer_id == consumer['id']))
+    consumer_db.destroy(context, consumer['id'])
+
+
+def _select_allocations():
+    return (sa.select(_RP.c.uuid.label('resource_provider_uuid'),
+                      _RP.c.generation.label('resource_provider_generation'),
+                      _RC.c.name.label('resource_class'),
+                      _ALLOC.c.used, _ALLOC.c.created_at,
+                      _CONSUMER.c.uuid.label('consumer_uuid'),
+                      _CONSUMER.c.generation.label('consumer_generation'),
+                      _PROJECT.c.external_id.label('project_id'),
+                      _USER.c.external_id.label('user_id'),
+                      _TYPE.c.name.label('consumer_type'))
+            .select_from(
+                _ALLOC.join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
+                .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+                .join(_CONSUMER, _CONSUMER.c.id == _ALLOC.c.consumer_id)
+                .join(_PROJECT, _PROJECT.c.id == _CONSUMER.c.project_id)
+                .join(_USER, _USER.c.id == _CONSUMER.c.user_id)
+                .outerjoin(_TYPE,
+                           _TYPE.c.id == _CONSUMER.c.consumer_type_id)))
+
+
+@facade.reader
+def get_all_by_consumer(context, consumer_uuid):
+    """A consumer's allocations with provider and class names: one query."""
+    return [dict(r) for r in context.session.execute(
+        _select_allocations().where(_CONSUMER.c.uuid == consumer_uuid)
+        .order_by(_RP.c.id, _RC.c.id)).mappings()]
+
+
+@facade.reader
+def get_all_by_provider(context, provider_uuid):
+    """A provider's allocations, one row per consumer and class."""
+    return [dict(r) for r in context.session.execute(
+        _select_allocations().where(_RP.c.uuid == provider_uuid)
+        .order_by(_ALLOC.c.id)).mappings()]

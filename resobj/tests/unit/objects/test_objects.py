@@ -22,6 +22,8 @@ from resobj.tests import base
 
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
+    'Allocation': '1.1-4e776ec1ac577f08ed4d6c57dcf56a03',
+    'AllocationList': '1.1-8f64d6f7b75ea78e3e667fbcae2ed3a2',
     'ComputeNode': '1.4-be555f1e168bb5c5af4c3635cdd07360',
     'ComputeNodeList': '1.4-c2e5abfdf582bfe2dbe6547eccf17168',
     'Consumer': '1.1-c0d1bf019a4c84d44c6520db7cac77f9',
