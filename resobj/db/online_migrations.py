@@ -30,11 +30,21 @@ def registered(conf):
         ('compute_node_allocation_ratios', functools.partial(
             _fill_ratios, compute_conf.allocation_ratio_defaults(conf))),
         ('migration_uuids_and_types', migration.complete_legacy_rows),
+        # After compute_node_uuids: a node needs its uuid to get a
+        # provider. Not gated on service versions: see
+        # doc/source/user/objects/compute_node.rst.
+        ('compute_node_inventories', functools.partial(
+            _migrate_inventories,
+            compute_conf.allocation_ratio_defaults(conf))),
     ]
 
 
 def _fill_ratios(defaults, context, max_count):
     return compute_node.fill_empty_ratios(context, max_count, defaults)
+
+
+def _migrate_inventories(defaults, context, max_count):
+    return compute_node.migrate_inventories(context, max_count, defaults)
 
 
 def run(context, migrations, max_count=None, batch_size=BATCH_SIZE):

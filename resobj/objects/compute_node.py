@@ -1,8 +1,11 @@
 """ComputeNode: one hypervisor node, its resources and its PCI pools.
 
-The resource fields (vcpus, memory_mb, ...) are the legacy columns of
-``compute_nodes``; resource-provider inventories will take them over with
-a fallback to these columns.
+The resource fields (vcpus, memory_mb, local_gb, their ``_used`` values
+and the allocation ratios) come from the node's resource provider when it
+has VCPU, MEMORY_MB and DISK_GB inventory, and from the legacy
+``compute_nodes`` columns otherwise. Once every service reading them is
+new enough (INVENTORY_READER_BINARIES at INVENTORY_SERVICE_VERSION),
+create() and save() write both stores in one transaction.
 """
 
 from oslo_utils import uuidutils
@@ -16,6 +19,25 @@ from resobj.objects import fields
 from resobj.objects import pci_device_pool
 
 COMPUTE_BINARY = 'resobj-compute'
+
+# The service binaries that read compute node resources. Inventory is
+# written only once all their live services run INVENTORY_SERVICE_VERSION
+# or later. resobj-compute is the only service binary resobj defines; a
+# binary added later that reads ComputeNode resources belongs here.
+INVENTORY_READER_BINARIES = (COMPUTE_BINARY,)
+# The service version from which compute nodes write resource-provider
+# inventory (objects.service.SERVICE_VERSION_HISTORY).
+INVENTORY_SERVICE_VERSION = 2
+
+# Resource class -> (total field, used field, ratio field, ratio key of
+# the configured defaults).
+INVENTORY_FIELDS = {
+    'VCPU': ('vcpus', 'vcpus_used', 'cpu_allocation_ratio', 'cpu'),
+    'MEMORY_MB': ('memory_mb', 'memory_mb_used', 'ram_allocation_ratio',
+                  'ram'),
+    'DISK_GB': ('local_gb', 'local_gb_used', 'disk_allocation_ratio',
+                'disk'),
+}
 
 # Filled in by resobj.objects.configure(conf); option defaults until then.
 _ratio_defaults = compute_conf.default_allocation_ratios()
@@ -122,6 +144,14 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
             # the online migration writes it, readers see it at once.
             value = row[name]
             setattr(node, name, value or _ratio_defaults[resource])
+        for total, used, ratio, _key in INVENTORY_FIELDS.values():
+            # The provider wins where it has inventory of the class; its
+            # inv_ columns are all NULL otherwise (or absent: rows of a
+            # destroy() come without them), and the legacy values stand.
+            if row.get('inv_' + total) is not None:
+                setattr(node, total, row['inv_' + total])
+                setattr(node, used, row['inv_%s_used' % total])
+                setattr(node, ratio, row['inv_' + ratio])
         uuid = row['uuid']
         if uuid is None:
             # A row from before uuids: give it one now, unless a
@@ -172,17 +202,55 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         for resource, name in RATIO_FIELDS.items():
             if not self.obj_attr_is_set(name):
                 setattr(self, name, _ratio_defaults[resource])
-        self._from_db_object(self._context, self,
-                             cn_db.create(self._context, self._db_values()))
+        inventories = (self._inventories() if self._writes_inventory()
+                       else None)
+        self._from_db_object(self._context, self, cn_db.create(
+            self._context, self._db_values(), inventories))
 
     @base.remotable
     def save(self):
         values = self._db_values()
         values.pop('uuid', None)
-        if values:
-            self._from_db_object(
-                self._context, self,
-                cn_db.update(self._context, self.id, values))
+        if not values:
+            return
+        if self._writes_inventory():
+            # Every class, not only the changed ones: a node saved for the
+            # first time since the upgrade gets its inventory this way.
+            row = cn_db.save_with_inventory(self._context, self.id, values,
+                                            self._inventories())
+        else:
+            row = cn_db.update(self._context, self.id, values)
+        self._from_db_object(self._context, self, row)
+
+    def _writes_inventory(self):
+        """Whether every reader of node resources can read inventory.
+
+        Until then only the legacy columns are written, which old and
+        new readers alike read correctly.
+        """
+        # Imported here: the service module imports this one.
+        from resobj.objects import service
+        return service.Service.get_minimum_version(
+            self._context, INVENTORY_READER_BINARIES) >= \
+            INVENTORY_SERVICE_VERSION
+
+    def _inventories(self):
+        """{class: inventory values} from this node's resource fields.
+
+        A class whose total field is not set is left out, and so left
+        alone in the database. A 0.0 ratio means "the configured one",
+        as on reads; inventory needs a ratio above 0.
+        """
+        inventories = {}
+        for rc_name, (total, _used, ratio, key) in INVENTORY_FIELDS.items():
+            if not self.obj_attr_is_set(total):
+                continue
+            value = (getattr(self, ratio) if self.obj_attr_is_set(ratio)
+                     else None)
+            inventories[rc_name] = {
+                'total': getattr(self, total),
+                'allocation_ratio': value or _ratio_defaults[key]}
+        return inventories
 
     @base.remotable
     def destroy(self):

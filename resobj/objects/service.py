@@ -20,6 +20,10 @@ SERVICE_VERSION_HISTORY = (
     {'note': 'no version reported'},
     # Version 1: the first resobj release (services and their objects).
     {'note': 'initial release'},
+    # Version 2: compute nodes write resource-provider inventory (VCPU,
+    # MEMORY_MB, DISK_GB) alongside their legacy columns, and read it in
+    # preference to them; gates ComputeNode's dual write.
+    {'note': 'compute nodes write resource-provider inventory'},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 
@@ -28,7 +32,12 @@ SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 class Service(base.ResobjPersistentObject, base.ResobjObject):
     # Version 1.0: initial version
     # Version 1.1: adds compute_node (lazy-loaded) and get_by_compute_host()
-    VERSION = '1.1'
+    # Version 1.2: version has no field default; create() fills in
+    #              SERVICE_VERSION. A default of SERVICE_VERSION put the
+    #              service version into this object's fingerprint, so
+    #              every service version bump looked like a schema change.
+    #              Same fields and wire format: the backport is a no-op.
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -41,7 +50,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         'disabled_reason': fields.StringField(nullable=True),
         'last_seen_up': fields.DateTimeField(nullable=True),
         'forced_down': fields.BooleanField(default=False),
-        'version': fields.NonNegativeIntegerField(default=SERVICE_VERSION),
+        # Filled with SERVICE_VERSION by create(); see Version 1.2.
+        'version': fields.NonNegativeIntegerField(),
         'compute_node': fields.ObjectField('ComputeNode', nullable=True),
     }
 
@@ -127,7 +137,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
                                               reason='already created')
         # The table's defaults cover the other fields; the service version
         # is this code's, not the column's 0.
-        self.obj_set_defaults('version')
+        if not self.obj_attr_is_set('version'):
+            self.version = SERVICE_VERSION
         values = self._db_values()
         self._from_db_object(self._context, self,
                              service_db.create(self._context, values))
@@ -157,14 +168,15 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 class ServiceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Service 1.0
     # Version 1.1: Service 1.1
-    VERSION = '1.1'
+    # Version 1.2: Service 1.2
+    VERSION = '1.2'
 
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
     }
 
     obj_relationships = {
-        'objects': [('1.0', '1.0'), ('1.1', '1.1')],
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2')],
     }
 
     @classmethod

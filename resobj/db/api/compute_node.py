@@ -1,18 +1,94 @@
-"""Queries on the compute_nodes table, and its online data migrations."""
+"""Queries on the compute_nodes table, and its online data migrations.
 
+Reads join the node's resource provider (same uuid) and its VCPU,
+MEMORY_MB and DISK_GB inventories in the same query, so callers can
+prefer the provider's values and fall back to the legacy columns; writes
+that touch both stores go through one writer function, one transaction.
+"""
+
+import os_resource_classes as orc
 from oslo_db import exception as db_exc
+from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from resobj.db.api import resource_class as rc_db
+from resobj.db.api import resource_provider as rp_db
 from resobj.db.api import utils
 from resobj.db import facade
+from resobj.db.models import allocation as alloc_models
+from resobj.db.models import base
 from resobj.db.models import compute_node as models
+from resobj.db.models import inventory as inv_models
+from resobj.db.models import resource_provider as rp_models
 from resobj import exception
 
+LOG = logging.getLogger(__name__)
+
 _TABLE = models.ComputeNode.__table__
+_RP = rp_models.ResourceProvider.__table__
+_INV = inv_models.Inventory.__table__
+_ALLOC = alloc_models.Allocation.__table__
 RATIO_COLUMNS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                  'disk_allocation_ratio')
+
+# The legacy total column standing for each class, and its ratio column.
+# Reads label the provider's values inv_<total>, inv_<total>_used,
+# inv_<total>_reserved and inv_<ratio>; all are NULL when the provider
+# has no inventory of that class (or there is no provider).
+RESOURCES = (
+    (orc.VCPU, 'vcpus', 'cpu_allocation_ratio'),
+    (orc.MEMORY_MB, 'memory_mb', 'ram_allocation_ratio'),
+    (orc.DISK_GB, 'local_gb', 'disk_allocation_ratio'),
+)
+
+
+def _standard_class_id(name):
+    # Standard classes are stored with their os-resource-classes index as
+    # id on every deployment (resource_class.ensure_sync), so the read
+    # needs no lookup and works before the classes are synced.
+    return orc.STANDARDS.index(name)
+
+
+def _node_select():
+    """compute_nodes with their provider's inventory and usage: one query.
+
+    compute_nodes LEFT JOIN resource_providers ON uuid, then per class a
+    LEFT JOIN of that class's inventory. Usage is a correlated sum over
+    the provider's allocations of the class: it reads only that
+    provider's rows (allocations are indexed by provider), where a
+    derived GROUP BY table would sum every provider's allocations for
+    every lookup.
+    """
+    columns = [_TABLE]
+    joined = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
+    for rc_name, total, ratio in RESOURCES:
+        rc_id = _standard_class_id(rc_name)
+        inv = _INV.alias('inv_' + total)
+        joined = joined.outerjoin(inv, sa.and_(
+            inv.c.resource_provider_id == _RP.c.id,
+            inv.c.resource_class_id == rc_id))
+        used = (
+            sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id == inv.c.resource_provider_id,
+                   _ALLOC.c.resource_class_id == rc_id)
+            .correlate(inv).scalar_subquery())
+        columns += [
+            inv.c.total.label('inv_' + total),
+            inv.c.reserved.label('inv_%s_reserved' % total),
+            inv.c.allocation_ratio.label('inv_' + ratio),
+            # NULL without inventory, like the other inv_ columns.
+            sa.case((inv.c.id.is_not(None), used),
+                    else_=sa.null()).label('inv_%s_used' % total),
+        ]
+    return sa.select(*columns).select_from(joined)
+
+
+def _fetch(context, *criteria):
+    return utils.fetch_all(context, utils.filter_deleted(
+        context, _TABLE, _node_select().where(*criteria)
+        .order_by(_TABLE.c.id)))
 
 
 def _from_row(row):
@@ -29,8 +105,10 @@ def _to_db(values):
 
 
 def _get_one(context, key, *criteria):
-    return _from_row(utils.get_one(
-        context, _TABLE, exception.ComputeNodeNotFound, key, *criteria))
+    rows = _fetch(context, *criteria)
+    if not rows:
+        raise exception.ComputeNodeNotFound(key=key)
+    return _from_row(rows[0])
 
 
 @facade.reader
@@ -54,13 +132,16 @@ def get_by_host_and_nodename(context, host, nodename):
 @facade.reader
 def get_all(context, host=None):
     criteria = [] if host is None else [_TABLE.c.host == host]
-    return [_from_row(row) for row in utils.fetch_all(
-        context, utils.select(context, _TABLE, *criteria)
-        .order_by(_TABLE.c.id))]
+    return [_from_row(row) for row in _fetch(context, *criteria)]
 
 
 @facade.writer
-def create(context, values):
+def create(context, values, inventories=None):
+    """Insert a node; with ``inventories``, its provider's too.
+
+    ``inventories`` is as for :func:`save_with_inventory`; node, provider
+    and inventories are written in this one transaction.
+    """
     values = _to_db(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
     try:
@@ -69,7 +150,162 @@ def create(context, values):
         raise exception.ComputeNodeExists(
             host=values.get('host'),
             nodename=values.get('hypervisor_hostname'))
+    if inventories is not None:
+        _write_inventories(context, _live_row(context, compute_node_id),
+                           inventories)
     return get(context, compute_node_id)
+
+
+@facade.writer
+def save_with_inventory(context, compute_node_id, values, inventories):
+    """Update a node's legacy columns and its provider's inventory at once.
+
+    ``values`` are legacy column changes (may be empty). ``inventories``
+    maps a class name (VCPU, MEMORY_MB, DISK_GB) to ``{'total',
+    'allocation_ratio'}`` and optionally ``'reserved'``; classes not
+    listed are left alone. The provider (uuid = the node's, name = its
+    hypervisor_hostname, made unique on a clash) is created when missing.
+    A class with total 0 has its inventory deleted, unless something is
+    allocated from it (then it is kept and a warning logged): inventory
+    totals must be at least 1.
+
+    One transaction: if any step fails nothing is changed, neither the
+    legacy columns nor the inventory.
+    """
+    if values:
+        update(context, compute_node_id, values)
+    _write_inventories(context, _live_row(context, compute_node_id),
+                       inventories)
+    return get(context, compute_node_id)
+
+
+def _live_row(context, compute_node_id):
+    row = utils.fetch_one(context, sa.select(
+        _TABLE.c.id, _TABLE.c.uuid, _TABLE.c.hypervisor_hostname).where(
+        _TABLE.c.id == compute_node_id, _TABLE.c.deleted == 0))
+    if row is None:
+        raise exception.ComputeNodeNotFound(key='id=%s' % compute_node_id)
+    return row
+
+
+def _ensure_provider(context, node):
+    """(id, generation) of the node's provider, creating it if missing.
+
+    The provider is named after the node's hypervisor_hostname; provider
+    names are unique, so when another provider has that name (a node
+    of the same name on another host, say) the uuid is appended, which
+    is unique by itself. Each insert runs in a savepoint so a lost race
+    leaves the transaction usable; a provider created concurrently with
+    the same uuid is then re-read with a locking read, which sees rows
+    committed after this transaction began (MySQL's repeatable read
+    would otherwise hide it).
+    """
+    found = context.session.execute(
+        sa.select(_RP.c.id, _RP.c.generation).where(
+            _RP.c.uuid == node['uuid'])).first()
+    if found is not None:
+        return tuple(found)
+    base_name = node['hypervisor_hostname'] or node['uuid']
+    for name in (base_name, '%s-%s' % (base_name, node['uuid'])):
+        try:
+            with context.session.begin_nested():
+                row = rp_db.create(context, node['uuid'], name[:200])
+            return row['id'], row['generation']
+        except exception.ResourceProviderExists:
+            found = context.session.execute(
+                sa.select(_RP.c.id, _RP.c.generation)
+                .where(_RP.c.uuid == node['uuid'])
+                .with_for_update()).first()
+            if found is not None:
+                return tuple(found)
+    raise exception.ResourceProviderExists(name=base_name,
+                                           uuid=node['uuid'])
+
+
+def _wanted(provider_uuid, name, spec, current):
+    """The inventory row ``spec`` asks for, or None for "no inventory".
+
+    Reserved is the one given, else the current row's (an operator may
+    have set it on the provider), else 0; never more than the total.
+    """
+    total = int(spec['total'])
+    if total < 1:
+        return None
+    reserved = spec.get('reserved')
+    if reserved is None:
+        reserved = current['reserved'] if current else 0
+    ratio = float(spec['allocation_ratio'])
+    if not ratio > 0:
+        raise exception.InvalidInventoryValue(
+            resource_class=name, provider=provider_uuid,
+            reason='allocation_ratio must be greater than 0, not %r'
+            % (ratio,))
+    return {'total': total, 'reserved': min(int(reserved), total),
+            'min_unit': 1, 'max_unit': total, 'step_size': 1,
+            'allocation_ratio': ratio}
+
+
+def _write_inventories(context, node, inventories):
+    """Make the node's provider hold ``inventories``; see save_with_inventory.
+
+    Bumps the provider's generation (a compare-and-swap) once, when
+    anything changed, so placement-style writers working from the old
+    generation fail rather than overwrite this.
+    """
+    if not inventories:
+        return
+    provider_id, generation = _ensure_provider(context, node)
+    rc_ids = rc_db.ids_by_names(context, inventories)
+    columns = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+               'allocation_ratio')
+    current = {row['resource_class_id']: row for row in utils.fetch_all(
+        context, sa.select(_INV.c.resource_class_id,
+                           *(_INV.c[c] for c in columns)).where(
+            _INV.c.resource_provider_id == provider_id,
+            _INV.c.resource_class_id.in_(sorted(rc_ids.values()))))}
+    now = base.utcnow()
+    changed = False
+    for name, spec in sorted(inventories.items()):
+        rc_id = rc_ids[name]
+        old = current.get(rc_id)
+        new = _wanted(node['uuid'], name, spec, old)
+        if new is None:
+            if old is not None:
+                changed |= _delete_unused(context, node, provider_id,
+                                          rc_id, name)
+        elif old is None:
+            context.session.execute(sa.insert(_INV).values(dict(
+                new, resource_provider_id=provider_id,
+                resource_class_id=rc_id, created_at=now)))
+            changed = True
+        elif any(old[c] != new[c] for c in columns):
+            context.session.execute(
+                sa.update(_INV).where(
+                    _INV.c.resource_provider_id == provider_id,
+                    _INV.c.resource_class_id == rc_id)
+                .values(dict(new, updated_at=now)))
+            changed = True
+    if changed:
+        rp_db.increment_generation(context, provider_id, generation)
+
+
+def _delete_unused(context, node, provider_id, rc_id, name):
+    """Delete one class's inventory unless it is in use; whether deleted."""
+    in_use = context.session.execute(
+        sa.select(_ALLOC.c.id).where(
+            _ALLOC.c.resource_provider_id == provider_id,
+            _ALLOC.c.resource_class_id == rc_id).limit(1)).first()
+    if in_use is not None:
+        # Deleting it would orphan allocations; the provider keeps
+        # advertising the old total until they are gone.
+        LOG.warning('Compute node %s reports no %s but its resource '
+                    'provider has allocations of it; keeping the '
+                    'inventory', node['uuid'], name)
+        return False
+    context.session.execute(sa.delete(_INV).where(
+        _INV.c.resource_provider_id == provider_id,
+        _INV.c.resource_class_id == rc_id))
+    return True
 
 
 @facade.writer
@@ -156,3 +392,54 @@ def fill_empty_ratios(context, max_count, defaults):
             .where(_TABLE.c.id.in_(ids), _empty(_TABLE.c[column]))
             .values({column: defaults[resource]}))
     return len(ids), len(ids)
+
+
+def _lacks_inventory(rc_id, total_column):
+    """A node whose legacy total is >= 1 but whose provider has none."""
+    return sa.and_(total_column >= 1, ~sa.exists().where(
+        _INV.c.resource_provider_id == _RP.c.id,
+        _INV.c.resource_class_id == rc_id))
+
+
+@facade.writer
+def migrate_inventories(context, max_count, ratio_defaults):
+    """Online migration: give live nodes a provider and inventories.
+
+    For up to ``max_count`` live nodes (with a uuid: the uuid backfill
+    runs first) that have no provider, or whose provider lacks inventory
+    of a class their legacy total says they have, create the provider
+    and the missing inventories from the legacy columns. Inventory the
+    provider already has is left alone: the provider wins on reads, and
+    this must not overwrite it with the (possibly older) legacy value.
+    A class whose legacy total is 0 needs none, so such a node is not
+    found again. ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in
+    for NULL or 0.0 legacy ratios, as on reads.
+
+    Returns (found, done) counted in nodes; re-runnable.
+    """
+    classes = rc_db.ids_by_names(context, [r[0] for r in RESOURCES])
+    lacking = [_lacks_inventory(classes[rc_name], _TABLE.c[total])
+               for rc_name, total, _ratio in RESOURCES]
+    rows = utils.fetch_all(context, sa.select(
+        _TABLE.c.id, _TABLE.c.uuid, _TABLE.c.hypervisor_hostname,
+        *(_TABLE.c[total] for _rc, total, _ratio in RESOURCES),
+        *(_TABLE.c[ratio] for _rc, _total, ratio in RESOURCES),
+        _RP.c.id.label('provider_id'),
+        *(sa.case((lack, 1), else_=0).label('lacks_' + rc_name)
+          for (rc_name, _t, _r), lack in zip(RESOURCES, lacking)))
+        .select_from(_TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid))
+        .where(_TABLE.c.deleted == 0, _TABLE.c.uuid.is_not(None),
+               sa.or_(_RP.c.id.is_(None), *lacking))
+        .order_by(_TABLE.c.id).limit(max_count))
+    for row in rows:
+        inventories = {}
+        for rc_name, total, ratio in RESOURCES:
+            if row['provider_id'] is None or row['lacks_' + rc_name]:
+                resource = ratio.split('_', 1)[0]
+                inventories[rc_name] = {
+                    'total': row[total],
+                    'allocation_ratio': row[ratio] or
+                    ratio_defaults[resource]}
+        # Creates the provider too when it is missing.
+        _write_inventories(context, row, inventories)
+    return len(rows), len(rows)

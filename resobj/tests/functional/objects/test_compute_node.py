@@ -2,6 +2,7 @@
 
 from oslo_serialization import jsonutils
 
+from resobj.db.api import resource_class as rc_db
 from resobj import exception
 from resobj import objects
 from resobj.objects import base
@@ -20,7 +21,17 @@ def new_node(context, **kw):
     return node
 
 
-class TestComputeNodeObject(db_base.DBTestCase):
+class ComputeNodeTestCase(db_base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        # As "resobj-manage db sync" does. Tests that create a compute
+        # service at the current version open the inventory gate, and
+        # nodes then write VCPU/MEMORY_MB/DISK_GB inventory.
+        rc_db.ensure_sync(self.context)
+
+
+class TestComputeNodeObject(ComputeNodeTestCase):
 
     def test_create_fills_uuid_and_ratio_defaults(self):
         node = new_node(self.context)
@@ -125,7 +136,7 @@ class TestComputeNodeObject(db_base.DBTestCase):
             self.assertEqual(expected, data['service_id'])
 
 
-class TestServiceComputeNode(db_base.DBTestCase):
+class TestServiceComputeNode(ComputeNodeTestCase):
 
     def _service(self, binary=cn_obj.COMPUTE_BINARY, host='host1'):
         service = objects.Service(self.context, host=host, binary=binary)
