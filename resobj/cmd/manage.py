@@ -17,6 +17,7 @@ from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
+from resobj.db.api import usage as usage_db
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
@@ -86,6 +87,61 @@ def db_online_data_migrations(conf):
     return 0
 
 
+def capacity(conf):
+    """Every provider's capacity and usage, and the cloud's totals.
+
+    A shared pool (trait MISC_SHARES_VIA_AGGREGATE) is one provider with
+    its own lines; the providers it serves only name it, so the totals
+    count it once.
+    """
+    if not _embedded_database_exists(conf):
+        # Reporting must not create the database.
+        raise exception.DatabaseSchemaError(
+            reason='no database at %s; run "%s db sync"'
+            % (_display_url(conf), PROG))
+    facade.configure(conf)
+    report = usage_db.capacity_report(resobj_context.get_admin_context())
+    if conf.category.format == 'json':
+        print(json.dumps(report, indent=4, sort_keys=True))
+    else:
+        print(_format_capacity(report))
+
+
+def _format_capacity(report):
+    names = {p['uuid']: p['name'] for p in report['providers']}
+    rows = [('Provider', 'Class', 'Total', 'Reserved', 'Ratio', 'Capacity',
+             'Used', 'Free', 'Sharing')]
+    for provider in report['providers']:
+        if provider['sharing']:
+            sharing = 'shares with: %s' % (', '.join(sorted(
+                names[u] for u in provider['shares_with'])) or '-')
+        elif provider['shared_from']:
+            sharing = 'uses: %s' % ', '.join(sorted(
+                names[u] for u in provider['shared_from']))
+        else:
+            sharing = ''
+        for inv in provider['inventories'] or [None]:
+            if inv is None:
+                rows.append((provider['name'], '-', '', '', '', '', '', '',
+                             sharing))
+                continue
+            rows.append((provider['name'], inv['resource_class'],
+                         str(inv['total']), str(inv['reserved']),
+                         '%g' % inv['allocation_ratio'],
+                         str(inv['capacity']), str(inv['used']),
+                         str(inv['free']), sharing))
+    totals = [('Class', 'Total', 'Reserved', 'Capacity', 'Used', 'Free')]
+    totals += [(t['resource_class'], str(t['total']), str(t['reserved']),
+                str(t['capacity']), str(t['used']), str(t['free']))
+               for t in report['totals']]
+    return '\n'.join([
+        _format_rows(rows), '',
+        'Cloud totals, each provider counted once (%d providers, '
+        '%d sharing):' % (len(report['providers']), sum(
+            1 for p in report['providers'] if p['sharing'])),
+        _format_rows(totals)])
+
+
 def objects_list(conf):
     print(_format_table(fingerprint.fingerprints()))
 
@@ -137,6 +193,14 @@ def _add_parsers(subparsers):
     parser.add_argument('--max-count', type=int, metavar='N',
                         help='migrate at most N rows in all')
     parser.set_defaults(func=db_online_data_migrations)
+
+    parser = subparsers.add_parser(
+        'capacity',
+        help='capacity and usage per provider, and the cloud totals, '
+             'counting shared providers once')
+    parser.add_argument('--format', choices=('table', 'json'),
+                        default='table')
+    parser.set_defaults(func=capacity)
 
     objs = subparsers.add_parser('objects', help='versioned objects')
     obj_actions = objs.add_subparsers(dest='action', metavar='ACTION')

@@ -22,6 +22,7 @@ def register_all():
     __import__('resobj.objects.resource_provider')
     __import__('resobj.objects.service')
     __import__('resobj.objects.trait')
+    __import__('resobj.objects.usage')
     __import__('resobj.objects.user')
 
 

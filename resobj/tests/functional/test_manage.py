@@ -12,11 +12,12 @@ from resobj.db import migration
 from resobj.objects import fingerprint
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional.db import test_compute_node
 from resobj.tests.functional.db import test_facade
 
 
-class TestManage(base.TestCase):
+class ManageTestBase(base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -54,6 +55,14 @@ class TestManage(base.TestCase):
         self.assertNotIn('Traceback', err)
         for fragment in fragments:
             self.assertIn(fragment, lines[0])
+
+    def _again(self, *argv):
+        # Each command is its own process, with its own facade.
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        return self.run_manage(*argv)
+
+
+class TestManage(ManageTestBase):
 
     def test_db_sync_creates_the_embedded_database(self):
         code, out, err = self.run_manage('db', 'sync')
@@ -139,11 +148,6 @@ class TestManage(base.TestCase):
             test_compute_node.insert_legacy_row(
                 ctx, hypervisor_hostname='n%d' % n)
 
-    def _again(self, *argv):
-        # Each command is its own process, with its own facade.
-        self.useFixture(resobj_fixtures.FacadeFixture())
-        return self.run_manage(*argv)
-
     def test_online_data_migrations_nothing_to_do(self):
         self.assertEqual(0, self.run_manage('db', 'sync')[0])
         code, out, err = self._again('db', 'online_data_migrations')
@@ -171,3 +175,82 @@ class TestManage(base.TestCase):
             self.run_manage('db', 'online_data_migrations', '--max-count',
                             '0'),
             '--max-count must be at least 1')
+
+
+class TestManageCapacity(ManageTestBase):
+    """resobj-manage capacity on the embedded database."""
+
+    def _synced(self):
+        code, out, err = self.run_manage('db', 'sync')
+        self.assertEqual(0, code, err)
+        return context.get_admin_context()
+
+    def test_capacity_without_database(self):
+        self.assert_one_line_error(self.run_manage('capacity'),
+                                   'no database at sqlite:', 'db sync')
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, 'state')))
+
+    def test_capacity_of_an_empty_database(self):
+        self._synced()
+        code, out, err = self._again('capacity')
+        self.assertEqual(0, code, err)
+        self.assertEqual([
+            'Provider  Class  Total  Reserved  Ratio  Capacity  Used  Free'
+            '  Sharing',
+            '',
+            'Cloud totals, each provider counted once (0 providers, 0 '
+            'sharing):',
+            'Class  Total  Reserved  Capacity  Used  Free'],
+            out.splitlines())
+        code, out, err = self._again('capacity', '--format', 'json')
+        self.assertEqual(0, code, err)
+        self.assertEqual({'providers': [], 'totals': []}, json.loads(out))
+
+    def _shared_pool(self, ctx):
+        # One 10 TB pool shared by two nodes; the second node is idle.
+        pool = fx.provider(ctx, 'pool')
+        fx.inventory(ctx, pool, 2, total=10000, reserved=1000)
+        fx.add_trait(ctx, pool, 'MISC_SHARES_VIA_AGGREGATE')
+        fx.add_to_aggregate(ctx, pool, 'agg')
+        nodes = [fx.provider(ctx, 'node-a'), fx.provider(ctx, 'node-b')]
+        for node in nodes:
+            fx.add_to_aggregate(ctx, node, 'agg')
+            fx.inventory(ctx, node, 0, total=8, allocation_ratio=2.0)
+        c = fx.consumer(ctx)
+        fx.allocate(ctx, (nodes[0], c, 0, 3), (pool, c, 2, 40))
+
+    def test_capacity_table(self):
+        self._shared_pool(self._synced())
+        code, out, err = self._again('capacity')
+        self.assertEqual(0, code, err)
+        self.assertEqual([
+            'Provider  Class    Total  Reserved  Ratio  Capacity  Used  Free'
+            '  Sharing',
+            'node-a    VCPU     8      0         2      16        3     13'
+            '    uses: pool',
+            'node-b    VCPU     8      0         2      16        0     16'
+            '    uses: pool',
+            'pool      DISK_GB  10000  1000      1      9000      40    8960'
+            '  shares with: node-a, node-b',
+            '',
+            'Cloud totals, each provider counted once (3 providers, 1 '
+            'sharing):',
+            'Class    Total  Reserved  Capacity  Used  Free',
+            'DISK_GB  10000  1000      9000      40    8960',
+            'VCPU     16     0         32        3     29'],
+            out.splitlines())
+
+    def test_capacity_json(self):
+        self._shared_pool(self._synced())
+        code, out, err = self._again('capacity', '--format=json')
+        self.assertEqual(0, code, err)
+        report = json.loads(out)
+        self.assertEqual(
+            [{'resource_class': 'DISK_GB', 'total': 10000, 'reserved': 1000,
+              'capacity': 9000, 'used': 40, 'free': 8960},
+             {'resource_class': 'VCPU', 'total': 16, 'reserved': 0,
+              'capacity': 32, 'used': 3, 'free': 29}], report['totals'])
+        pool = report['providers'][2]
+        self.assertEqual(('pool', True), (pool['name'], pool['sharing']))
+        self.assertEqual(sorted(p['uuid'] for p in report['providers'][:2]),
+                         pool['shares_with'])

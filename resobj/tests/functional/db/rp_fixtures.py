@@ -8,9 +8,11 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from resobj.db import facade
+from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as rp_models
+from resobj.db.models import trait as trait_models
 
 _names = itertools.count()
 
@@ -44,8 +46,20 @@ def set_inventory(context, rp_id, rc_id, **values):
         table.c.resource_class_id == rc_id).values(**values))
 
 
+def _get_or_insert(context, table, column, value):
+    found = context.session.execute(sa.select(table.c.id).where(
+        table.c[column] == value)).scalar()
+    return found or context.session.execute(sa.insert(table).values(
+        **{column: value})).inserted_primary_key[0]
+
+
 @facade.writer
-def consumer(context, project='p', user='u'):
+def consumer(context, project='p', user='u', consumer_type=None):
+    type_id = None
+    if consumer_type is not None:
+        type_id = _get_or_insert(
+            context, consumer_models.ConsumerType.__table__, 'name',
+            consumer_type)
     ids = []
     for model, external in ((consumer_models.Project, project),
                             (consumer_models.User, user)):
@@ -57,7 +71,44 @@ def consumer(context, project='p', user='u'):
     return context.session.execute(
         sa.insert(consumer_models.Consumer.__table__).values(
             uuid=uuidutils.generate_uuid(), project_id=ids[0],
-            user_id=ids[1])).inserted_primary_key[0]
+            user_id=ids[1], consumer_type_id=type_id)
+    ).inserted_primary_key[0]
+
+
+@facade.writer
+def allocate(context, *rows):
+    """Insert (rp_id, consumer_id, rc_id, used) rows as they are.
+
+    No capacity check, so tests can also build over-capacity states.
+    """
+    context.session.execute(sa.insert(alloc_models.Allocation.__table__), [
+        dict(resource_provider_id=rp, consumer_id=c, resource_class_id=rc,
+             used=used) for rp, c, rc, used in rows])
+
+
+@facade.writer
+def add_trait(context, rp_id, name):
+    trait_id = _get_or_insert(context, trait_models.Trait.__table__,
+                              'name', name)
+    context.session.execute(sa.insert(
+        rp_models.ResourceProviderTrait.__table__).values(
+            resource_provider_id=rp_id, trait_id=trait_id))
+
+
+@facade.writer
+def add_to_aggregate(context, rp_id, aggregate_uuid):
+    agg_id = _get_or_insert(context, rp_models.PlacementAggregate.__table__,
+                            'uuid', aggregate_uuid)
+    context.session.execute(sa.insert(
+        rp_models.ResourceProviderAggregate.__table__).values(
+            resource_provider_id=rp_id, aggregate_id=agg_id))
+
+
+@facade.reader
+def uuid(context, rp_id):
+    table = rp_models.ResourceProvider.__table__
+    return context.session.execute(sa.select(table.c.uuid).where(
+        table.c.id == rp_id)).scalar_one()
 
 
 @facade.reader

@@ -48,6 +48,8 @@ object_data = {
     'ServiceList': '1.2-8dc56ea2d4a0d7e5d7e0dfca32d07b46',
     'Trait': '1.1-60212c161dc99d23090398669adb360f',
     'TraitList': '1.1-3f58acb30166a1aa54ca5fe13c565e20',
+    'Usage': '1.1-19a105da9b634dfcded86b8e2569d091',
+    'UsageList': '1.1-31321d8701d99c8e5179951ccd4e4110',
     'User': '1.0-d011fd10c01923ebf8c2cb7d69c041c7',
 }
 # END object_data
