@@ -206,26 +206,6 @@ def _replace(context, consumer_ids, rows):
     return _bump_generations(context, providers)
 
 
-@facade.reader
-def usage_by_provider(context, provider_id):
-    """{class name: used} for every class the provider has inventory of.
-
-    Unused classes show 0. One query.
-    """
-    usage = (
-        sa.select(_ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .where(_ALLOC.c.resource_provider_id == provider_id)
-        .group_by(_ALLOC.c.resource_class_id).subquery())
-    rows = context.session.execute(
-        sa.select(_RC.c.name, sa.func.coalesce(usage.c.used, 0))
-        .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
-                     .outerjoin(usage, usage.c.resource_class_id ==
-                                _INV.c.resource_class_id))
-        .where(_INV.c.resource_provider_id == provider_id))
-    return {name: int(used) for name, used in rows}
-
-
 # Passed as a consumer's expected generation when the caller does not
 # check it (clients that predate consumer generations).
 ANY_GENERATION = '<any>'

@@ -7,6 +7,7 @@ import itertools
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from resobj.db.api import usage as usage_db
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
@@ -116,3 +117,9 @@ def generation(context, rp_id):
     table = rp_models.ResourceProvider.__table__
     return context.session.execute(sa.select(table.c.generation).where(
         table.c.id == rp_id)).scalar_one()
+
+
+def usage(context, rp_id):
+    """{class: used} of a provider, through the usage DB API."""
+    return {row['resource_class']: row['usage'] for row in
+            usage_db.get_all_by_provider_uuid(context, uuid(context, rp_id))}

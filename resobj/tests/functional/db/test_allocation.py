@@ -29,7 +29,7 @@ class TestReplaceAllocations(db_base.DBTestCase):
         return alloc_db.replace_for_consumers(self.context, consumers, rows)
 
     def usage(self):
-        return alloc_db.usage_by_provider(self.context, self.rp)
+        return fx.usage(self.context, self.rp)
 
     def test_allocate_and_report_usage(self):
         self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0}, self.usage())

@@ -114,7 +114,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
             else:
                 self.assertNotIn(consumer, stored)
         for rp in providers:
-            used = alloc_db.usage_by_provider(self.context, rp)['VCPU']
+            used = fx.usage(self.context, rp)['VCPU']
             self.assertLessEqual(used, CAPACITY)
             self.assertEqual(granted.get(rp, 0), used)
         # Demand was far above capacity, so the race was real.
