@@ -139,6 +139,12 @@ class ResobjObject(ovo_base.VersionedObject):
     OBJ_SERIAL_NAMESPACE = 'resobj_object'
     OBJ_PROJECT_NAMESPACE = 'resobj'
 
+    def obj_make_compatible(self, primitive, target_version):
+        # Children go at the version this object's target version carried
+        # (obj_relationships), never newer; see the function.
+        _cap_manifest_to_relationships(self, target_version)
+        super().obj_make_compatible(primitive, target_version)
+
     # The two overrides below keep oslo.versionedobjects' contract but not
     # its cost: there, obj_attr_is_set() rebuilds the list of field names
     # on every call, and obj_to_primitive() calls it once per field and
@@ -210,36 +216,49 @@ class ResobjPersistentObject:
         return changes
 
 
+def _cap_manifest_to_relationships(obj, target_version):
+    """Never send a child newer than ``target_version`` of ``obj`` carried.
+
+    An object (or list) whose children have several versions declares,
+    per field, which child version each of its own versions carries::
+
+        obj_relationships = {'objects': [('1.0', '1.0'), ('1.1', '1.1')]}
+
+    A backport then carries the children at that version, or at an older
+    one when the receiver's manifest names one. oslo.versionedobjects
+    alone follows the manifest even where it names a child version newer
+    than the target version ever carried, which would put a child of a
+    version the parent's history rules out into its primitive.
+    """
+    manifest = getattr(obj, '_obj_version_manifest', None)
+    if not manifest:
+        return
+    capped = dict(manifest)
+    for field, pairs in getattr(obj, 'obj_relationships', {}).items():
+        carried = None
+        for own_version, child_version in pairs:
+            if version_tuple(target_version) >= version_tuple(own_version):
+                carried = child_version
+        child = obj.fields[field].objname
+        if carried and child in capped and \
+                version_tuple(capped[child]) > version_tuple(carried):
+            capped[child] = carried
+    # ovo removes the stashed manifest once obj_make_compatible returns.
+    obj._obj_version_manifest = capped
+
+
 class ObjectListBase(ovo_base.ObjectListBase):
     """Base of list objects: ``class XList(ObjectListBase, ResobjObject)``.
 
     The order of the bases matters: with ResobjObject first, ``objects``
     is never initialised.
 
-    A list whose items have more than one version declares which item
-    version each of its versions carries::
-
-        obj_relationships = {'objects': [('1.0', '1.0'), ('1.1', '1.1')]}
-
-    A backport then carries the items at that version, or at an older one
-    when the receiver's version manifest names one. oslo.versionedobjects
-    alone follows the manifest even where it names an item version newer
-    than the target list version ever carried, which would put items of a
-    version the list's history rules out into its primitive.
+    A list declares which item version each of its versions carries in
+    ``obj_relationships`` (see _cap_manifest_to_relationships).
     """
 
     def obj_make_compatible(self, primitive, target_version):
-        manifest = getattr(self, '_obj_version_manifest', None)
-        carried = None
-        for list_version, item_version in getattr(
-                self, 'obj_relationships', {}).get('objects', ()):
-            if version_tuple(target_version) >= version_tuple(list_version):
-                carried = item_version
-        item = self.fields['objects'].objname
-        if manifest and carried and item in manifest and \
-                version_tuple(manifest[item]) > version_tuple(carried):
-            # ovo removes the stashed manifest once this call returns.
-            self._obj_version_manifest = dict(manifest, **{item: carried})
+        _cap_manifest_to_relationships(self, target_version)
         super().obj_make_compatible(primitive, target_version)
 
 

@@ -69,7 +69,10 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     #              its service row exists)
     # Version 1.3: adds cpu, ram and disk allocation ratios
     # Version 1.4: adds uuid
-    VERSION = '1.4'
+    # Version 1.5: adds vcpus_reserved, memory_mb_reserved and
+    #              local_gb_reserved (held by the node's resource-provider
+    #              inventory)
+    VERSION = '1.5'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -96,11 +99,17 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'ram_allocation_ratio': fields.NonNegativeFloatField(),
         'disk_allocation_ratio': fields.NonNegativeFloatField(),
         'stats': fields.DictOfNullableStringsField(default={}),
+        'vcpus_reserved': fields.NonNegativeIntegerField(default=0),
+        'memory_mb_reserved': fields.NonNegativeIntegerField(default=0),
+        'local_gb_reserved': fields.NonNegativeIntegerField(default=0),
         'pci_device_pools': fields.ObjectField('PciDevicePoolList',
                                                nullable=True),
     }
 
     ADDED_IN = {
+        'vcpus_reserved': '1.5',
+        'memory_mb_reserved': '1.5',
+        'local_gb_reserved': '1.5',
         'pci_device_pools': '1.1',
         'cpu_allocation_ratio': '1.3',
         'ram_allocation_ratio': '1.3',
@@ -145,6 +154,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
             value = row[name]
             setattr(node, name, value or _ratio_defaults[resource])
         for total, used, ratio, _key in INVENTORY_FIELDS.values():
+            # Reserved amounts exist only in inventory: 0 without one.
+            setattr(node, total + '_reserved',
+                    row.get('inv_%s_reserved' % total) or 0)
             # The provider wins where it has inventory of the class; its
             # inv_ columns are all NULL otherwise (or absent: rows of a
             # destroy() come without them), and the legacy values stand.
@@ -166,6 +178,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     def _db_values(self):
         values = self.obj_get_db_changes()
         values.pop('id', None)
+        # Not legacy columns: they travel in the inventory (_inventories).
+        for total, *_ in INVENTORY_FIELDS.values():
+            values.pop(total + '_reserved', None)
         if 'pci_device_pools' in values:
             values['pci_stats'] = pci_device_pool.to_pci_stats(
                 values.pop('pci_device_pools'))
@@ -202,8 +217,7 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         for resource, name in RATIO_FIELDS.items():
             if not self.obj_attr_is_set(name):
                 setattr(self, name, _ratio_defaults[resource])
-        inventories = (self._inventories() if self._writes_inventory()
-                       else None)
+        inventories = self._inventories_or_refuse('create')
         self._from_db_object(self._context, self, cn_db.create(
             self._context, self._db_values(), inventories))
 
@@ -211,16 +225,41 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     def save(self):
         values = self._db_values()
         values.pop('uuid', None)
-        if not values:
+        reserved = self._changed_reserved()
+        if not values and not reserved:
             return
-        if self._writes_inventory():
+        inventories = self._inventories_or_refuse('save')
+        if inventories is not None:
             # Every class, not only the changed ones: a node saved for the
             # first time since the upgrade gets its inventory this way.
             row = cn_db.save_with_inventory(self._context, self.id, values,
-                                            self._inventories())
+                                            inventories)
         else:
             row = cn_db.update(self._context, self.id, values)
         self._from_db_object(self._context, self, row)
+
+    def _changed_reserved(self):
+        return [total + '_reserved' for total, *_ in INVENTORY_FIELDS.values()
+                if total + '_reserved' in self.obj_what_changed()]
+
+    def _inventories_or_refuse(self, action):
+        """The inventories to write, or None before the upgrade gate.
+
+        Reserved amounts live only in inventory; before every reader can
+        read inventory there is nowhere to keep a changed one, so the
+        write is refused rather than the value silently dropped.
+        """
+        if self._writes_inventory():
+            return self._inventories()
+        changed = self._changed_reserved()
+        if changed:
+            raise exception.ObjectActionError(
+                action=action,
+                reason='%s can only be stored in resource-provider '
+                       'inventory, which is written once every service '
+                       'reading compute nodes is upgraded'
+                       % ', '.join(changed))
+        return None
 
     def _writes_inventory(self):
         """Whether every reader of node resources can read inventory.
@@ -250,6 +289,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
             inventories[rc_name] = {
                 'total': getattr(self, total),
                 'allocation_ratio': value or _ratio_defaults[key]}
+            if self.obj_attr_is_set(total + '_reserved'):
+                inventories[rc_name]['reserved'] = getattr(
+                    self, total + '_reserved')
         return inventories
 
     @base.remotable
@@ -288,7 +330,8 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
     # Version 1.2: ComputeNode 1.2
     # Version 1.3: ComputeNode 1.3
     # Version 1.4: ComputeNode 1.4
-    VERSION = '1.4'
+    # Version 1.5: ComputeNode 1.5
+    VERSION = '1.5'
 
     fields = {
         'objects': fields.ListOfObjectsField('ComputeNode'),
@@ -296,7 +339,7 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.4')],
+                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5')],
     }
 
     @classmethod

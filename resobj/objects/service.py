@@ -37,7 +37,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     #              service version into this object's fingerprint, so
     #              every service version bump looked like a schema change.
     #              Same fields and wire format: the backport is a no-op.
-    VERSION = '1.2'
+    # Version 1.3: ComputeNode 1.5
+    VERSION = '1.3'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -56,6 +57,11 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     }
 
     ADDED_IN = {'compute_node': '1.1'}
+
+    # The ComputeNode version each Service version carries.
+    obj_relationships = {
+        'compute_node': [('1.1', '1.4'), ('1.3', '1.5')],
+    }
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
@@ -169,14 +175,16 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Service 1.0
     # Version 1.1: Service 1.1
     # Version 1.2: Service 1.2
-    VERSION = '1.2'
+    # Version 1.3: Service 1.3
+    VERSION = '1.3'
 
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
     }
 
     obj_relationships = {
-        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2')],
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
+                    ('1.3', '1.3')],
     }
 
     @classmethod

@@ -225,8 +225,9 @@ def _ensure_provider(context, node):
 def _wanted(provider_uuid, name, spec, current):
     """The inventory row ``spec`` asks for, or None for "no inventory".
 
-    Reserved is the one given, else the current row's (an operator may
-    have set it on the provider), else 0; never more than the total.
+    Reserved is the one given (more than the total is refused), else the
+    current row's (an operator may have set it on the provider; capped at
+    a total that shrank), else 0.
     """
     total = int(spec['total'])
     if total < 1:
@@ -234,6 +235,11 @@ def _wanted(provider_uuid, name, spec, current):
     reserved = spec.get('reserved')
     if reserved is None:
         reserved = current['reserved'] if current else 0
+    elif int(reserved) > total:
+        raise exception.InvalidInventoryValue(
+            resource_class=name, provider=provider_uuid,
+            reason='reserved %s is more than the total %s'
+            % (reserved, total))
     ratio = float(spec['allocation_ratio'])
     if not ratio > 0:
         raise exception.InvalidInventoryValue(

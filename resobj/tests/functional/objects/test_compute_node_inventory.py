@@ -413,3 +413,44 @@ class TestOnlineMigration(ComputeNodeInventoryTestCase):
                          by_name['compute_node_inventories'][1:])
         [node] = objects.ComputeNodeList.get_all(self.context)
         self.assertEqual(EXPECTED, inventories(self.context, node.uuid))
+
+
+class TestReserved(ComputeNodeInventoryTestCase):
+    """Reserved amounts (ComputeNode 1.5) live in the provider inventory."""
+
+    def test_written_and_read_through_the_inventory(self):
+        self.open_gate()
+        node = self.new_node(vcpus_reserved=2, memory_mb_reserved=1024)
+        reserved = {rc: values[1] for rc, values in
+                    inventories(self.context, node.uuid).items()}
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 0},
+                         reserved)
+        node.local_gb_reserved = 50
+        node.save()
+        fresh = self.get(node)
+        self.assertEqual((2, 1024, 50), (fresh.vcpus_reserved,
+                                         fresh.memory_mb_reserved,
+                                         fresh.local_gb_reserved))
+
+    def test_legacy_node_reads_zero(self):
+        node = self.new_node()
+        self.assertEqual((0, 0, 0), (self.get(node).vcpus_reserved,
+                                     self.get(node).memory_mb_reserved,
+                                     self.get(node).local_gb_reserved))
+
+    def test_refused_before_the_gate_rather_than_lost(self):
+        node = self.new_node()
+        self.open_gate(version=1)
+        node.vcpus_reserved = 4
+        node.vcpus = 20
+        exc = self.assertRaises(exception.ObjectActionError, node.save)
+        self.assertIn('vcpus_reserved', str(exc))
+        # Nothing half-written either.
+        self.assertEqual(16, legacy_columns(self.context, node.id)['vcpus'])
+
+    def test_more_reserved_than_total_is_refused(self):
+        self.open_gate()
+        node = self.new_node()
+        node.vcpus_reserved = 17
+        self.assertRaises(exception.InvalidInventoryValue, node.save)
+        self.assertEqual(0, self.get(node).vcpus_reserved)

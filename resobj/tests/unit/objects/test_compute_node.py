@@ -23,6 +23,14 @@ class TestBackports(test_base.TestCase):
         super().setUp()
         self.node = samples.compute_node()
 
+    def test_1_4_drops_reserved_amounts(self):
+        data = backport(self.node, '1.4')
+        for name in ('vcpus_reserved', 'memory_mb_reserved',
+                     'local_gb_reserved'):
+            self.assertNotIn(name, data)
+        self.assertIn('uuid', data)
+        self.assertEqual(2, backport(self.node, '1.5')['vcpus_reserved'])
+
     def test_1_3_drops_uuid(self):
         data = backport(self.node, '1.3')
         self.assertNotIn('uuid', data)
