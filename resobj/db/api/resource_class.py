@@ -37,20 +37,10 @@ def ensure_sync(context):
     present = set(context.session.execute(
         sa.select(_TABLE.c.name).where(
             _TABLE.c.id < MIN_CUSTOM_ID)).scalars())
-    missing = [{'id': index, 'name': name, 'created_at': base.utcnow()}
-               for index, name in enumerate(orc.STANDARDS)
-               if name not in present]
-    added = 0
-    for row in missing:
-        try:
-            # A savepoint per row keeps the transaction usable when a
-            # concurrent sync inserted the same class first.
-            with context.session.begin_nested():
-                context.session.execute(sa.insert(_TABLE).values(row))
-            added += 1
-        except db_exc.DBDuplicateEntry:
-            pass
-    return added
+    now = base.utcnow()
+    return utils.insert_missing(context, _TABLE, [
+        {'id': index, 'name': name, 'created_at': now}
+        for index, name in enumerate(orc.STANDARDS) if name not in present])
 
 
 @facade.reader
@@ -73,14 +63,8 @@ def ids_by_names(context, names):
 
     ResourceClassNotFound names the first unknown one.
     """
-    names = set(names)
-    found = dict(context.session.execute(
-        sa.select(_TABLE.c.name, _TABLE.c.id).where(
-            _TABLE.c.name.in_(sorted(names)))).all()) if names else {}
-    unknown = sorted(names - set(found))
-    if unknown:
-        raise exception.ResourceClassNotFound(name=unknown[0])
-    return found
+    return utils.ids_by_names(context, _TABLE, names,
+                              exception.ResourceClassNotFound)
 
 
 def _by_id(context, rc_id):

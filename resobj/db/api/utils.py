@@ -4,6 +4,7 @@ These run inside the caller's transaction (``context.session``), so they
 are called only from decorated DB API functions.
 """
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from resobj.db.models import base
@@ -94,3 +95,44 @@ def soft_delete_row(context, table, row_id):
     if not soft_delete(context, table, table.c.id == row_id):
         return None
     return fetch_one(context, sa.select(table).where(table.c.id == row_id))
+
+
+def insert_missing(context, table, rows):
+    """Insert ``rows``, skipping any a concurrent writer inserted first.
+
+    One multi-row insert normally; if that hits a duplicate, the rows go
+    one by one, each in a savepoint so the transaction stays usable.
+    Returns how many rows this call inserted.
+    """
+    if not rows:
+        return 0
+    try:
+        with context.session.begin_nested():
+            context.session.execute(sa.insert(table), rows)
+        return len(rows)
+    except db_exc.DBDuplicateEntry:
+        pass
+    added = 0
+    for row in rows:
+        try:
+            with context.session.begin_nested():
+                context.session.execute(sa.insert(table).values(row))
+            added += 1
+        except db_exc.DBDuplicateEntry:
+            pass
+    return added
+
+
+def ids_by_names(context, table, names, not_found):
+    """{name: id} for ``names``, in one query however many there are.
+
+    Raises ``not_found(name=...)`` for the first unknown name.
+    """
+    names = set(names)
+    found = dict(context.session.execute(
+        sa.select(table.c.name, table.c.id).where(
+            table.c.name.in_(sorted(names)))).all()) if names else {}
+    unknown = sorted(names - set(found))
+    if unknown:
+        raise not_found(name=unknown[0])
+    return found
