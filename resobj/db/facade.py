@@ -202,8 +202,9 @@ def retrying_writer(*retry_on):
     Retries on deadlocks and on the exception types in ``retry_on`` (e.g.
     a provider generation that moved under a concurrent writer). The
     decorated function takes ``max_retries=`` (default 10); the last
-    failure propagates. Call it outside any transaction: a retry inside
-    one could not undo the outer transaction's failed statement.
+    failure propagates. Inside another writer's transaction it runs once:
+    a retry there could not undo the outer transaction's failed statement,
+    so the conflict goes up to whoever owns the transaction.
     """
     retryable = (db_exc.DBDeadlock,) + retry_on
 
@@ -212,6 +213,8 @@ def retrying_writer(*retry_on):
 
         @functools.wraps(fn)
         def wrapper(*args, max_retries=10, **kwargs):
+            if getattr(_local, 'writes', False):
+                return transactional(*args, **kwargs)
             for attempt in range(max_retries + 1):
                 try:
                     return transactional(*args, **kwargs)

@@ -138,3 +138,43 @@ class TestSQLiteTransactions(base.TestCase):
         _pragma(ctx, 'user_version')
         begins = [s for s in seen if s.startswith('BEGIN')]
         self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)
+
+
+class TestRetryingWriter(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(state_dir=self.useFixture(fixtures.TempDir()).path)
+        facade.configure(conf.conf)
+        self.attempts = []
+
+        class Conflict(Exception):
+            pass
+
+        self.Conflict = Conflict
+
+        @facade.retrying_writer(Conflict)
+        def flaky(context, failures):
+            self.attempts.append(1)
+            if len(self.attempts) <= failures:
+                raise Conflict()
+            return len(self.attempts)
+
+        self.flaky = flaky
+
+    def test_retries_in_fresh_transactions_then_gives_up(self):
+        ctx = context.get_admin_context()
+        self.assertEqual(3, self.flaky(ctx, 2))
+        self.attempts.clear()
+        self.assertRaises(self.Conflict, self.flaky, ctx, 5, max_retries=2)
+        self.assertEqual(3, len(self.attempts))
+
+    def test_inside_another_writer_it_runs_once(self):
+        @facade.writer
+        def outer(context):
+            return self.flaky(context, 1)
+
+        self.assertRaises(self.Conflict, outer, context.get_admin_context())
+        self.assertEqual(1, len(self.attempts))
