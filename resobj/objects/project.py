@@ -19,27 +19,42 @@ def validate_external_id(kind, external_id):
         raise exception.InvalidExternalId(kind=kind, external_id=external_id)
 
 
-@base.ResobjObjectRegistry.register
-class Project(base.ResobjObject):
-    # Version 1.0: initial version
-    VERSION = '1.0'
+class ExternalOwner(base.ResobjObject):
+    """A project or user: an identity-service id with a local one.
+
+    Created on first use; ``external_id`` is the identity service's,
+    ``id`` this database's. Subclasses name the kind and their DB API.
+    """
 
     fields = {
         'id': fields.IntegerField(read_only=True),
         'external_id': fields.StringField(),
     }
 
+    KIND = None
+    _db_get = None
+    _db_get_or_create = None
+
     @classmethod
     @base.remotable
     def get_by_external_id(cls, context, external_id):
-        return cls._from_db_object(
-            context, cls(), consumer_db.get_project(context, external_id))
+        return cls._from_db_object(context, cls(),
+                                   cls._db_get(context, external_id))
 
     @classmethod
     @base.remotable
     def get_or_create(cls, context, external_id):
-        """The project, created if new; safe against concurrent callers."""
-        validate_external_id('project', external_id)
+        """The owner, created if new; safe against concurrent callers."""
+        validate_external_id(cls.KIND, external_id)
         return cls._from_db_object(
-            context, cls(),
-            consumer_db.get_or_create_project(context, external_id))
+            context, cls(), cls._db_get_or_create(context, external_id))
+
+
+@base.ResobjObjectRegistry.register
+class Project(ExternalOwner):
+    # Version 1.0: initial version
+    VERSION = '1.0'
+
+    KIND = 'project'
+    _db_get = staticmethod(consumer_db.get_project)
+    _db_get_or_create = staticmethod(consumer_db.get_or_create_project)
