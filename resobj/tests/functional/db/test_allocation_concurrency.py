@@ -51,7 +51,10 @@ def _claim(url, providers, seed, outcome):
     ctx = context.get_admin_context()
     rnd = random.Random(seed)
     for _ in range(CLAIMS_PER_PROCESS):
-        consumer = fx.consumer(ctx)
+        # A project and user per process: the race under test is on the
+        # providers; the test helper's get-or-insert is not race-safe.
+        consumer = fx.consumer(ctx, project='p%d' % seed,
+                               user='u%d' % seed)
         rp = rnd.choice(providers)
         amount = rnd.randint(1, 3)
         try:
