@@ -53,6 +53,35 @@ class ConfFixture(fixtures.Fixture):
             self.conf.set_override(name, value, group=group)
 
 
+class StatementCounter(fixtures.Fixture):
+    """Records the SQL statements ``engine`` runs while it is in use.
+
+    ``table`` keeps only statements naming that table, leaving out the
+    drivers' and oslo.db's own (transactions, connection checks). Use it
+    with ``useFixture`` for a whole test or as a ``with`` block.
+    """
+
+    def __init__(self, engine, table=None):
+        super().__init__()
+        self.engine = engine
+        self.table = table
+        self.statements = []
+
+    def _setUp(self):
+        sa.event.listen(self.engine, 'before_cursor_execute', self._record)
+        self.addCleanup(sa.event.remove, self.engine,
+                        'before_cursor_execute', self._record)
+
+    def _record(self, conn, cursor, statement, parameters, context,
+                executemany):
+        if self.table is None or self.table in statement:
+            self.statements.append(statement)
+
+    @property
+    def count(self):
+        return len(self.statements)
+
+
 class FacadeFixture(fixtures.Fixture):
     """Give resobj's DB facade a fresh, unconfigured factory for one test.
 

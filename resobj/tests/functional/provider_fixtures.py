@@ -6,48 +6,27 @@ these tests need only their rows.
 """
 
 from oslo_utils import uuidutils
-import sqlalchemy as sa
 
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
-from resobj.db.models import allocation
-from resobj.db.models import consumer
 from resobj import objects
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
-
-
-def _insert(context, table, **values):
-    return context.session.execute(
-        sa.insert(table).values(**values)).inserted_primary_key[0]
 
 
 @facade.writer
 def allocate(context, provider_id, resource_class, *amounts):
     """Give ``provider_id`` one allocation of each amount, one consumer.
 
-    Returns the consumer's id.
+    The consumer has a project and user of its own. Returns its id.
     """
-    project_id = _insert(context, consumer.Project.__table__,
-                         external_id=uuidutils.generate_uuid())
-    user_id = _insert(context, consumer.User.__table__,
-                      external_id=uuidutils.generate_uuid())
-    consumer_id = _insert(context, consumer.Consumer.__table__,
-                          uuid=uuidutils.generate_uuid(),
-                          project_id=project_id, user_id=user_id)
+    consumer_id = fx.consumer(context, project=uuidutils.generate_uuid(),
+                              user=uuidutils.generate_uuid())
     rc_id = rc_db.ids_by_names(context, [resource_class])[resource_class]
-    context.session.execute(sa.insert(allocation.Allocation.__table__), [
-        {'resource_provider_id': provider_id, 'consumer_id': consumer_id,
-         'resource_class_id': rc_id, 'used': amount} for amount in amounts])
+    fx.allocate(context, *[(provider_id, consumer_id, rc_id, amount)
+                           for amount in amounts])
     return consumer_id
-
-
-@facade.reader
-def count_rows(context, model, **criteria):
-    table = model.__table__
-    return context.session.execute(
-        sa.select(sa.func.count()).select_from(table).where(
-            *(table.c[k] == v for k, v in criteria.items()))).scalar()
 
 
 class ProviderTestCase(db_base.DBTestCase):

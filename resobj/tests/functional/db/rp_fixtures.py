@@ -123,3 +123,12 @@ def usage(context, rp_id):
     """{class: used} of a provider, through the usage DB API."""
     return {row['resource_class']: row['usage'] for row in
             usage_db.get_all_by_provider_uuid(context, uuid(context, rp_id))}
+
+
+@facade.reader
+def count_rows(context, model_or_table, **criteria):
+    """How many rows of a model's (or a table's) match ``criteria``."""
+    table = getattr(model_or_table, '__table__', model_or_table)
+    return context.session.execute(
+        sa.select(sa.func.count()).select_from(table).where(
+            *(table.c[k] == v for k, v in criteria.items()))).scalar()

@@ -123,10 +123,8 @@ class TestSQLiteTransactions(base.TestCase):
         conf = self.useFixture(resobj_fixtures.ConfFixture())
         conf.config(state_dir=self.useFixture(fixtures.TempDir()).path)
         facade.configure(conf.conf)
-        engine = facade.get_engine()
-        seen = []
-        sa.event.listen(engine, 'before_cursor_execute',
-                        lambda conn, cursor, stmt, *a: seen.append(stmt))
+        counter = self.useFixture(resobj_fixtures.StatementCounter(
+            facade.get_engine()))
 
         @facade.writer
         def write(context):
@@ -136,7 +134,7 @@ class TestSQLiteTransactions(base.TestCase):
         ctx = context.get_admin_context()
         write(ctx)
         _pragma(ctx, 'user_version')
-        begins = [s for s in seen if s.startswith('BEGIN')]
+        begins = [s for s in counter.statements if s.startswith('BEGIN')]
         self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)
 
 

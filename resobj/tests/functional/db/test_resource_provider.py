@@ -1,11 +1,11 @@
 """The provider DB API's compare-and-swap and query costs, every backend."""
 
 from oslo_utils import uuidutils
-import sqlalchemy as sa
 
 from resobj.db.api import resource_provider as rp_db
 from resobj import exception
 from resobj import objects
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import provider_fixtures as pf
 
 objects.register_all()
@@ -35,17 +35,9 @@ class TestIncrementGeneration(pf.ProviderTestCase):
 class TestFilterCost(pf.ProviderTestCase):
 
     def count_statements(self, fn):
-        statements = []
-
-        def record(conn, cursor, statement, *args):
-            statements.append(statement)
-
-        sa.event.listen(self.engine, 'before_cursor_execute', record)
-        try:
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
             result = fn()
-        finally:
-            sa.event.remove(self.engine, 'before_cursor_execute', record)
-        return result, statements
+        return result, counter.statements
 
     def test_statements_do_not_grow_with_allocations(self):
         providers = [self.make('node%d' % n, VCPU=1000, DISK_GB=1000)

@@ -1,32 +1,14 @@
 """Usage reads and the capacity report, on every backend."""
 
-import contextlib
-
-import sqlalchemy as sa
-
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import usage as usage_db
 from resobj import exception
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
 
 VCPU, MEMORY_MB, DISK_GB = 0, 1, 2
 SHARES = usage_db.SHARING_TRAIT
-
-
-@contextlib.contextmanager
-def counting(engine):
-    """Count the statements sent to ``engine`` inside the block."""
-    statements = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):
-        statements.append(statement)
-
-    sa.event.listen(engine, 'before_cursor_execute', record)
-    try:
-        yield statements
-    finally:
-        sa.event.remove(engine, 'before_cursor_execute', record)
 
 
 def _selects(statements):
@@ -79,9 +61,9 @@ class TestUsageByProvider(db_base.DBTestCase):
             c = fx.consumer(self.context)
             fx.allocate(self.context, (self.rp, c, VCPU, 1),
                         (self.rp, c, MEMORY_MB, 1))
-        with counting(self.engine) as statements:
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
             usage_db.get_all_by_provider_uuid(self.context, self.uuid)
-        return _selects(statements)
+        return _selects(counter.statements)
 
     def test_one_query_however_many_allocations(self):
         small = self._statements_with(1)
@@ -299,13 +281,13 @@ class TestCapacityReport(db_base.DBTestCase):
 
     def test_statement_count_does_not_grow(self):
         self._shared_pool_cloud()
-        with counting(self.engine) as statements:
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
             self.report()
-        small = _selects(statements)
+        small = _selects(counter.statements)
         self._grow(providers=15, consumers_each=4)
-        with counting(self.engine) as statements:
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
             report = self.report()
-        large = _selects(statements)
+        large = _selects(counter.statements)
         self.assertEqual(19, len(report['providers']))
         self.assertEqual(3, len(small), small)
         self.assertEqual(len(small), len(large))

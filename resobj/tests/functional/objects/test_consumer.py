@@ -7,8 +7,9 @@ from resobj.db.api import resource_class as rc_db
 from resobj.db.models import consumer as models
 from resobj import exception
 from resobj import objects
+from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
-from resobj.tests.functional import rows
 
 objects.register_all()
 
@@ -28,7 +29,7 @@ class TestProjectUser(db_base.DBTestCase):
             self.assertEqual(first.id, again.id)
             self.assertNotEqual(first.id, other.id)
             self.assertEqual('ext-1', again.external_id)
-            self.assertEqual(2, rows.count(self.context, table))
+            self.assertEqual(2, fx.count_rows(self.context, table))
             self.assertEqual(first.id, cls.get_by_external_id(
                 self.context, 'ext-1').id)
 
@@ -63,8 +64,7 @@ class TestProjectUser(db_base.DBTestCase):
         with mock.patch.object(consumer_db, '_find', unlocked_read_misses):
             loser = objects.User.get_or_create(self.context, 'racer')
         self.assertEqual(winner.id, loser.id)
-        self.assertEqual(1, rows.count(self.context,
-                                       models.User.__table__))
+        self.assertEqual(1, fx.count_rows(self.context, models.User))
 
 
 class TestConsumer(db_base.DBTestCase):
@@ -103,8 +103,7 @@ class TestConsumer(db_base.DBTestCase):
         self._create(UUID1, consumer_type='INSTANCE')
         self._create(UUID2, consumer_type='INSTANCE')
         self._create(UUID3, consumer_type='MIGRATION')
-        self.assertEqual(2, rows.count(self.context,
-                                       models.ConsumerType.__table__))
+        self.assertEqual(2, fx.count_rows(self.context, models.ConsumerType))
 
     def test_invalid_type(self):
         for bad in ('instance', '', 'A' * 256, 'A-B'):
@@ -187,8 +186,8 @@ class TestConsumer(db_base.DBTestCase):
 
     def _allocate(self, consumer):
         rc_db.ensure_sync(self.context)
-        provider = rows.insert_provider(self.context, name=consumer.uuid)
-        rows.insert_allocation(self.context, provider, consumer.id, 0)
+        provider = fx.provider(self.context, name=consumer.uuid)
+        fx.allocate(self.context, (provider, consumer.id, 0, 1))
 
     def test_delete_refused_while_it_has_allocations(self):
         consumer = self._create()
@@ -202,8 +201,8 @@ class TestConsumer(db_base.DBTestCase):
         empty = self._create(UUID2)
         untouched = self._create(UUID3)
         self._allocate(held)
-        counter = self.useFixture(rows.StatementCounter(self.engine,
-                                                        'consumers'))
+        counter = self.useFixture(resobj_fixtures.StatementCounter(
+            self.engine, 'consumers'))
         self.assertEqual(1, consumer_db.delete_if_no_allocations(
             self.context, [held.id, empty.id, empty.id]))
         # Set-based: one statement whatever the number of ids.

@@ -9,8 +9,9 @@ from resobj.db.api import resource_class as rc_db
 from resobj import exception
 from resobj import objects
 from resobj.objects import resource_class
+from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
-from resobj.tests.functional import rows
 
 objects.register_all()
 
@@ -119,8 +120,8 @@ class TestResourceClass(ResourceClassTestCase):
 
     def test_destroy_refused_while_an_inventory_uses_it(self):
         rc = self._create('CUSTOM_GPU')
-        rows.insert_inventory(self.context, rows.insert_provider(
-            self.context), rc.id)
+        fx.inventory(self.context, fx.provider(self.context), rc.id,
+                     total=8)
         exc = self.assertRaises(exception.ResourceClassInUse, rc.destroy)
         self.assertEqual('CUSTOM_GPU', exc.kwargs['name'])
         self.assertEqual(rc.id, objects.ResourceClass.get_by_name(
@@ -129,14 +130,14 @@ class TestResourceClass(ResourceClassTestCase):
     def test_destroy_refused_while_an_allocation_uses_it(self):
         # No inventory: only the foreign key of the allocation refuses.
         rc = self._create('CUSTOM_GPU')
-        provider = rows.insert_provider(self.context)
+        provider = fx.provider(self.context)
         project = objects.Project.get_or_create(self.context, 'p')
         user = objects.User.get_or_create(self.context, 'u')
         consumer = objects.Consumer(
             self.context, uuid='0d3f5f0c-2b1c-4d5e-9f8a-7b6c5d4e3f2a',
             project=project, user=user)
         consumer.create()
-        rows.insert_allocation(self.context, provider, consumer.id, rc.id)
+        fx.allocate(self.context, (provider, consumer.id, rc.id, 1))
         self.assertRaises(exception.ResourceClassInUse, rc.destroy)
 
     def test_list_has_standard_and_custom_in_id_order(self):
@@ -194,7 +195,7 @@ class TestLookupCache(ResourceClassTestCase):
 
     def setUp(self):
         super().setUp()
-        self.counter = self.useFixture(rows.StatementCounter(
+        self.counter = self.useFixture(resobj_fixtures.StatementCounter(
             self.engine, 'resource_classes'))
 
     def test_one_query_then_none(self):

@@ -6,6 +6,7 @@ from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as rp_models
 from resobj import exception
 from resobj import objects
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import provider_fixtures as pf
 
 objects.register_all()
@@ -47,7 +48,7 @@ class TestTrees(pf.ProviderTestCase):
             parent_provider_uuid=own)
         self.assertRaises(exception.InvalidResourceProviderParent,
                           selfish.create)
-        self.assertEqual(0, pf.count_rows(self.context,
+        self.assertEqual(0, fx.count_rows(self.context,
                                           rp_models.ResourceProvider))
 
     def test_create_refuses_duplicates(self):
@@ -132,9 +133,9 @@ class TestDestroy(pf.ProviderTestCase):
         for model in (inv_models.Inventory,
                       rp_models.ResourceProviderAggregate,
                       rp_models.ResourceProviderTrait):
-            self.assertEqual(0, pf.count_rows(self.context, model))
+            self.assertEqual(0, fx.count_rows(self.context, model))
         # Aggregates outlive their members, as in placement.
-        self.assertEqual(1, pf.count_rows(self.context,
+        self.assertEqual(1, fx.count_rows(self.context,
                                           rp_models.PlacementAggregate))
 
     def test_parent_cannot_be_deleted(self):
@@ -144,7 +145,7 @@ class TestDestroy(pf.ProviderTestCase):
                           root.destroy)
         child.destroy()
         root.destroy()
-        self.assertEqual(0, pf.count_rows(self.context,
+        self.assertEqual(0, fx.count_rows(self.context,
                                           rp_models.ResourceProvider))
 
     def test_provider_with_allocations_cannot_be_deleted(self):
@@ -154,7 +155,7 @@ class TestDestroy(pf.ProviderTestCase):
                                 provider.destroy)
         self.assertIn(provider.uuid, str(exc))
         # Refused as a whole: the inventory is still there.
-        self.assertEqual(1, pf.count_rows(self.context, inv_models.Inventory))
+        self.assertEqual(1, fx.count_rows(self.context, inv_models.Inventory))
         self.assertEqual('busy', self.get(provider).name)
 
 
@@ -226,7 +227,7 @@ class TestGenerations(pf.ProviderTestCase):
         first, second = self.make('a'), self.make('b')
         first.set_aggregates([AGG1, AGG2])
         second.set_aggregates([AGG2, AGG3])
-        self.assertEqual(3, pf.count_rows(self.context,
+        self.assertEqual(3, fx.count_rows(self.context,
                                           rp_models.PlacementAggregate))
         self.assertEqual([AGG2, AGG3], second.get_aggregates())
 

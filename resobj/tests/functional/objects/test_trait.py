@@ -3,8 +3,8 @@
 from resobj.db.api import trait as trait_db
 from resobj import exception
 from resobj import objects
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
-from resobj.tests.functional import rows
 
 objects.register_all()
 
@@ -64,8 +64,7 @@ class TestTrait(db_base.DBTestCase):
 
     def test_delete_refused_while_a_provider_has_it(self):
         trait = self._create('CUSTOM_GOLD')
-        rows.link_trait(self.context, rows.insert_provider(self.context),
-                        trait.id)
+        fx.add_trait(self.context, fx.provider(self.context), trait.name)
         exc = self.assertRaises(exception.TraitInUse, trait.destroy)
         self.assertEqual('CUSTOM_GOLD', exc.kwargs['name'])
         objects.Trait.get_by_name(self.context, 'CUSTOM_GOLD')
@@ -82,10 +81,9 @@ class TestTrait(db_base.DBTestCase):
         self._create('CUSTOM_SILVER')
         self._create('CUSTOM_AXB')
         self._create('CUSTOM_A_B')
-        provider = rows.insert_provider(self.context)
-        rows.link_trait(self.context, provider, gold.id)
-        avx2 = objects.Trait.get_by_name(self.context, 'HW_CPU_X86_AVX2')
-        rows.link_trait(self.context, provider, avx2.id)
+        provider = fx.provider(self.context)
+        fx.add_trait(self.context, provider, gold.name)
+        fx.add_trait(self.context, provider, 'HW_CPU_X86_AVX2')
 
         self.assertEqual(['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'], self._names(
             name_in=['HW_CPU_X86_AVX2', 'CUSTOM_GOLD', 'CUSTOM_NOPE']))
