@@ -28,8 +28,11 @@ PROG = 'resobj-api'
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog=PROG, add_help=False,
-        description='Serve the placement-compatible resobj API.')
+        prog=PROG, description='Serve the placement-compatible resobj API '
+        'with gunicorn, creating or upgrading the database schema first.',
+        epilog='oslo.config options: --config-file PATH, --config-dir DIR '
+        '(default: resobj.conf in the usual places); see the '
+        'configuration reference for the [api] and [database] options.')
     parser.add_argument('--host', help='override [api] host')
     parser.add_argument('--port', type=int, help='override [api] port')
     parser.add_argument('--workers', type=int,
