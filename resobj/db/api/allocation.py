@@ -1,7 +1,8 @@
 """The allocation write path and usage reads: set-based SQL only.
 
 Replacing a set of consumers' allocations is one transaction of at most
-four statements, however many allocations exist:
+four statements (on MySQL, one more per provider beyond the first),
+however many allocations exist:
 
 1. ONE query reads, for the new rows' providers and the providers the
    consumers hold allocations on now: each provider's generation, whether
@@ -15,9 +16,10 @@ four statements, however many allocations exist:
    or shrink after an inventory was lowered;
 2. delete the consumers' rows (skipped when they hold none);
 3. insert the new rows;
-4. bump the generation of every provider whose usage changed, in one
-   compare-and-swap UPDATE against the generations read in step 1 with
-   the usage; fewer rows updated than providers means one moved.
+4. bump the generation of every provider whose usage changed, a
+   compare-and-swap against the generation read in step 1 with the
+   usage: one UPDATE ... RETURNING for all of them, where a provider it
+   does not return has moved (one UPDATE per provider on MySQL).
 
 Concurrent writers on the same provider therefore cannot both commit: the
 second one's compare-and-swap finds the generation moved and raises
