@@ -96,7 +96,10 @@ def respond(req, data=None, status=200, headers=None, last_modified=None):
     """A JSON (or empty) response with the version's caching headers.
 
     ``last_modified``: the newest change time of what is returned; now
-    if unknown (placement sends these from 1.15 on).
+    if unknown. Placement sends both headers from 1.15 on every GET and
+    on every write that answers with a representation (a PUT of
+    inventories, traits, aggregates or a provider; POST of an
+    inventory or, from 1.20, a provider), never on errors.
     """
     resp = webob.Response(status=status)
     if data is not None:
@@ -107,7 +110,8 @@ def respond(req, data=None, status=200, headers=None, last_modified=None):
         resp.content_type = None
     for name, value in (headers or {}).items():
         resp.headers[name] = value
-    if version(req) >= (1, 15) and req.method == 'GET':
+    if version(req) >= (1, 15) and (req.method == 'GET' or
+                                    data is not None):
         resp.last_modified = _http_date(last_modified or timeutils.utcnow())
         resp.cache_control = 'no-cache'
     return resp
