@@ -58,11 +58,43 @@ def json_body(req, schema):
             415, 'The media type %s is not supported, use '
             'application/json' % (req.content_type or 'None'))
     try:
-        data = json.loads(req.body or b'')
+        data = json.loads(req.body or b'', parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request('Malformed JSON: %s' % exc)
+    except RecursionError:
+        raise errors.bad_request('Malformed JSON: nested too deeply.')
+    if _depth(data) > MAX_DEPTH:
+        # The schema validator recurses: refuse before it can overflow.
+        raise errors.bad_request('Malformed JSON: nested deeper than %d '
+                                 'levels.' % MAX_DEPTH)
     validate(data, schema, 'JSON')
     return data
+
+
+# The deepest valid body (a reshaper's) has 6 levels.
+MAX_DEPTH = 32
+
+
+def _no_constant(name):
+    # NaN and Infinity are not JSON (RFC 8259); Python accepts them, and a
+    # NaN passes every minimum/maximum check of a schema.
+    raise ValueError('%s is not a JSON value' % name)
+
+
+def _depth(data):
+    """How deeply ``data`` nests lists and dicts, without recursing."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            stack.extend((item, depth + 1) for item in value)
+    return deepest
 
 
 def query(req, schema, repeatable=()):
