@@ -104,8 +104,13 @@ def query(req, schema, repeatable=()):
     whose values are always lists.
     """
     params = {}
-    for key in req.GET.keys():
-        values = req.GET.getall(key)
+    try:
+        given = req.GET
+    except UnicodeDecodeError:
+        raise errors.bad_request('The query string is not valid UTF-8.',
+                                 errors.QUERY_BAD_VALUE)
+    for key in given.keys():
+        values = given.getall(key)
         if key in repeatable:
             params[key] = values
         elif len(values) > 1:
