@@ -15,6 +15,7 @@ past validation reach the object and database layers.
 """
 
 import json
+import os
 import urllib.parse
 
 from hypothesis import HealthCheck
@@ -27,6 +28,14 @@ import webob
 from resobj.api import router
 from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import base
+
+# RESOBJ_FUZZ_SCALE=10 runs ten times the examples (a longer hunt).
+_SCALE = float(os.environ.get('RESOBJ_FUZZ_SCALE', '1'))
+
+
+def _examples(count):
+    return max(1, int(count * _SCALE))
+
 
 RP_UUID = uuidutils.generate_uuid()
 CHILD_UUID = uuidutils.generate_uuid()
@@ -348,7 +357,7 @@ class TestFuzz(base.TestCase):
         request = (method, path, query, headers, body and body[:300])
         self._check(self._call(method, path, body, headers, query), request)
 
-    @settings(max_examples=800, deadline=None,
+    @settings(max_examples=_examples(800), deadline=None,
               suppress_health_check=[HealthCheck.too_slow,
                                      HealthCheck.data_too_large])
     @given(_paths(), _bodies, _versions)
@@ -359,7 +368,7 @@ class TestFuzz(base.TestCase):
                       version or 'placement latest', 'application/json',
                       None, 'admin')
 
-    @settings(max_examples=1200, deadline=None,
+    @settings(max_examples=_examples(1200), deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(_mutated(), st.one_of(st.just(39), st.sampled_from([38, 30, 28]),
                                  st.integers(min_value=0, max_value=39)))
@@ -369,7 +378,7 @@ class TestFuzz(base.TestCase):
         self._request(path, method, body, '', 'placement 1.%d' % minor,
                       'application/json', None, 'admin')
 
-    @settings(max_examples=500, deadline=None,
+    @settings(max_examples=_examples(500), deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(_paths(), _queries(), _versions)
     def test_query_strings(self, path_method, query, version):
@@ -378,7 +387,7 @@ class TestFuzz(base.TestCase):
         self._request(path, method, None, query, version, None, None,
                       'admin')
 
-    @settings(max_examples=500, deadline=None,
+    @settings(max_examples=_examples(500), deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(_paths(), st.one_of(st.none(), _json_values.map(_encode)),
            _versions, _content_types, _accepts, _tokens)
