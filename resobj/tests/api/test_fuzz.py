@@ -18,10 +18,10 @@ import json
 import os
 import urllib.parse
 
+from hypothesis import given
 from hypothesis import HealthCheck
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis import given
 from oslo_utils import uuidutils
 import webob
 
