@@ -97,11 +97,12 @@ def _depth(data):
     return deepest
 
 
-def query(req, schema, repeatable=()):
+def query(req, schema, repeatable=(), only_known=False):
     """The query string as a dict, validated against ``schema``.
 
     A parameter given twice is a 400 unless it is in ``repeatable``,
-    whose values are always lists.
+    whose values are always lists. With ``only_known``, parameters the
+    schema does not name are left out (for a caller that parses them).
     """
     params = {}
     try:
@@ -110,6 +111,8 @@ def query(req, schema, repeatable=()):
         raise errors.bad_request('The query string is not valid UTF-8.',
                                  errors.QUERY_BAD_VALUE)
     for key in given.keys():
+        if only_known and key not in schema['properties']:
+            continue
         values = given.getall(key)
         if key in repeatable:
             params[key] = values

@@ -15,92 +15,40 @@ Skipped only when the ``openstack`` executable is not installed
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
 
 from oslo_utils import uuidutils
 
+from resobj.tests.api import server
 from resobj.tests import base
 
-_BIN = os.path.dirname(sys.executable)
 
-
-def _executable(name):
-    """``name`` beside this Python (the test's virtualenv), or on PATH."""
-    path = os.path.join(_BIN, name)
-    return path if os.access(path, os.X_OK) else shutil.which(name)
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+def _openstack():
+    # Beside this Python (the test's virtualenv) first, then on PATH.
+    path = os.path.join(os.path.dirname(sys.executable), 'openstack')
+    return path if os.access(path, os.X_OK) else shutil.which('openstack')
 
 
 class TestOpenStackCLI(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.openstack = _executable('openstack')
+        self.openstack = _openstack()
         if self.openstack is None:
             self.skipTest('the openstack CLI (python-openstackclient and '
                           'osc-placement) is not installed')
-        server = _executable('resobj-api')
-        self.assertIsNotNone(server, 'resobj-api is not installed')
-        tmp = tempfile.mkdtemp(prefix='resobj-cli-')
-        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
-        config = os.path.join(tmp, 'resobj.conf')
-        with open(config, 'w') as f:
-            f.write('[DEFAULT]\nstate_dir = %s\n[api]\naccess_log =\n'
-                    % os.path.join(tmp, 'state'))
-        self.port = _free_port()
-        self.log = open(os.path.join(tmp, 'server.log'), 'w+')
-        self.addCleanup(self.log.close)
-        self.server = subprocess.Popen(
-            [server, '--config-file', config, '--port', str(self.port),
-             '--workers', '1'],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp)
-        self.addCleanup(self._stop)
-        self._wait_until_serving()
-
-    def _stop(self):
-        self.server.terminate()
-        try:
-            self.server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.server.kill()
-            self.server.wait()
+        self.server = self.useFixture(server.ServerFixture(workers=1))
 
     def _server_log(self):
-        self.log.seek(0)
-        return self.log.read()[-4000:]
-
-    def _wait_until_serving(self):
-        deadline = time.monotonic() + 60
-        url = 'http://127.0.0.1:%d/' % self.port
-        while time.monotonic() < deadline:
-            if self.server.poll() is not None:
-                self.fail('resobj-api exited with %s:\n%s' % (
-                    self.server.returncode, self._server_log()))
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.fail('resobj-api did not answer within 60 s:\n%s'
-                  % self._server_log())
+        return self.server.log()[-4000:]
 
     def cli(self, *args, parse=True):
         """Run ``openstack ARGS`` (as admin, 1.39); its parsed JSON."""
         command = [
             self.openstack, '--os-auth-type', 'admin_token',
             '--os-token', 'admin',
-            '--os-endpoint', 'http://127.0.0.1:%d' % self.port,
+            '--os-endpoint', self.server.url,
             '--os-placement-api-version', '1.39'] + list(args)
         if parse:
             command += ['-f', 'json']
