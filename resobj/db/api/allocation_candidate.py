@@ -1,0 +1,472 @@
+"""The allocation candidate search: which providers can take a request.
+
+Everything runs in one reader transaction and a fixed number of
+statements, whatever the number of providers or candidates:
+
+1. the requested class and trait names to ids (plus the sharing trait
+   and the roots of ``in_tree`` providers);
+2. one UNION ALL over every (group, class) pair: the providers with room
+   for the amount, already filtered by the group's aggregates, tree and
+   per-provider traits, with their root, capacity, usage and max_unit;
+3. when a sharing provider is among them, the roots it serves;
+4. when a group may span providers and requires traits, which of the
+   candidate providers have them;
+5. once the requests are chosen, three queries for the summaries of
+   the trees they use.
+
+Between 4 and 5 the candidates are combined in Python, per tree root
+("anchor") in root id order, stopping at ``limit``: only the requests
+returned are built, and only their trees are summarised.
+
+Group specs are plain dicts (see :func:`get_candidates`); results are
+plain dicts, lists and tuples of uuids and names.
+"""
+
+import collections
+import itertools
+
+import sqlalchemy as sa
+
+from resobj.db.api import resource_class as rc_db
+from resobj.db import facade
+from resobj.db.models import resource_class as rc_models
+from resobj.db.models import trait as trait_models
+from resobj.db import provider_sql as sql
+from resobj import exception
+
+_RC = rc_models.ResourceClass.__table__
+_TRAIT = trait_models.Trait.__table__
+
+# One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
+# providers it uses, sorted.
+_Part = collections.namedtuple('_Part', 'items providers')
+# What the merge needs to know of a candidate provider.
+_Room = collections.namedtuple('_Room', 'capacity used max_unit')
+
+
+def _trait_ids(context, names):
+    """{name: id} for ``names`` and the sharing trait, in one query."""
+    wanted = set(names) | {sql.SHARING_TRAIT}
+    found = dict(context.session.execute(
+        sa.select(_TRAIT.c.name, _TRAIT.c.id).where(
+            _TRAIT.c.name.in_(sorted(wanted)))).all())
+    unknown = sorted(set(names) - set(found))
+    if unknown:
+        raise exception.TraitNotFound(name=unknown[0])
+    return found
+
+
+def _tree_roots(context, uuids):
+    """{provider uuid: its root id}; ResourceProviderNotFound if missing."""
+    if not uuids:
+        return {}
+    found = dict(context.session.execute(
+        sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
+            sql.RP.c.uuid.in_(sorted(uuids)))).all())
+    for uuid in sorted(uuids):
+        if uuid not in found:
+            raise exception.ResourceProviderNotFound(key=uuid)
+    return found
+
+
+def _group_clauses(group, trait_ids, tree_roots):
+    """The group's per-provider conditions other than capacity."""
+    rp = sql.RP
+    clauses = []
+    if group['in_tree'] is not None:
+        clauses.append(rp.c.root_provider_id == tree_roots[group['in_tree']])
+    for any_of in group['member_of']:
+        clauses.append(sql.in_aggregates(any_of))
+    if group['forbidden_aggs']:
+        clauses.append(~sql.in_aggregates(group['forbidden_aggs']))
+    if group['forbidden_traits']:
+        # A provider with a forbidden trait can serve no part of the
+        # group, whichever providers join it.
+        clauses.append(~sql.with_any_trait(
+            trait_ids[name] for name in group['forbidden_traits']))
+    if group['use_same_provider']:
+        # One provider takes the whole group, so it must have the traits
+        # itself; a spread group is checked on its combinations instead.
+        for any_of in group['required_traits']:
+            clauses.append(sql.with_any_trait(
+                trait_ids[name] for name in any_of))
+    return clauses
+
+
+def _served_roots(context, sharing_id):
+    """{sharing provider id: root ids of the providers it shares with}.
+
+    Every provider with the sharing trait, whatever it offers: a handful
+    of rows in any real cloud, read once per request.
+    """
+    if sharing_id is None:
+        return {}
+    sharer = sql.RP_AGG.alias('sharer')
+    member = sql.RP_AGG.alias('member')
+    member_rp = sql.RP.alias('member_rp')
+    served = collections.defaultdict(set)
+    for sharer_id, root_id in context.session.execute(
+            sa.select(sharer.c.resource_provider_id,
+                      member_rp.c.root_provider_id).distinct()
+            .select_from(
+                sharer.join(member,
+                            member.c.aggregate_id == sharer.c.aggregate_id)
+                .join(member_rp,
+                      member_rp.c.id == member.c.resource_provider_id))
+            .where(sharer.c.resource_provider_id.in_(
+                sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
+                    sql.RP_TRAIT.c.trait_id == sharing_id)))):
+        served[sharer_id].add(root_id)
+    return served
+
+
+def _with_room(rc_id, amount, clauses, correlated, *columns):
+    """Select ``columns`` of the providers with room for one class.
+
+    ``correlated``: sum each provider's usage on its own (cheap for a
+    few providers) rather than every provider's at once.
+    """
+    rp, inv = sql.RP, sql.INV
+    if correlated:
+        used = sql.used_of(rc_id)
+        source = inv
+    else:
+        usage = sql.class_usage(rc_id)
+        used = sa.func.coalesce(usage.c.used, 0)
+        source = sql.inventory_with_usage(usage)
+    return (sa.select(*(used.label('used') if c == 'used' else c
+                        for c in columns))
+            .select_from(source.join(
+                rp, rp.c.id == inv.c.resource_provider_id))
+            .where(sql.room_for(rc_id, amount, used, few=correlated),
+                   *clauses))
+
+
+def _candidate_rows(context, groups, trait_ids, tree_roots, sharing_ids,
+                    roots=None):
+    """(group, rc_id, rp_id, root_id, capacity, used, max_unit) rows.
+
+    One row per provider with room for each (group, class) pair, in one
+    statement. ``roots``: only providers of these trees, and sharing
+    providers (which may serve them from another tree).
+    """
+    selects = []
+    for index, group in enumerate(groups):
+        clauses = _group_clauses(group, trait_ids, tree_roots)
+        if roots is not None:
+            window = sql.ids_in(sql.RP.c.root_provider_id, roots)
+            clauses.append(sa.or_(window, sql.ids_in(
+                sql.RP.c.id, sharing_ids)) if sharing_ids else window)
+        for rc_id, amount in sorted(group['rc_amounts'].items()):
+            selects.append(_with_room(
+                rc_id, amount, clauses, roots is not None,
+                # Integers written into the SQL: bound literals in a
+                # UNION leave PostgreSQL guessing their type.
+                sa.literal_column(str(int(index))).label('grp'),
+                sa.literal_column(str(int(rc_id))).label('rc_id'),
+                sql.RP.c.id, sql.RP.c.root_provider_id,
+                sql.capacity().label('capacity'), 'used',
+                sql.INV.c.max_unit))
+    stmt = selects[0] if len(selects) == 1 else sa.union_all(*selects)
+    return context.session.execute(stmt).all()
+
+
+def _anchor_roots(context, groups, trait_ids, tree_roots, served, after,
+                  count):
+    """The first ``count`` root ids above ``after`` that may anchor.
+
+    A root may anchor a candidate when, for every class of every group,
+    a provider of its tree has room or a sharing provider serves it: a
+    necessary condition only (traits over a combination, isolation and
+    summed amounts are checked afterwards). Each test is an EXISTS on
+    the root, so the database walks roots in id order and stops after
+    ``count``: a limited search reads a few trees instead of all.
+    """
+    anchor = sql.RP.alias('anchor')
+    served_roots = set().union(*served.values())
+    conditions = []
+    for group in groups:
+        clauses = _group_clauses(group, trait_ids, tree_roots)
+        for rc_id, amount in sorted(group['rc_amounts'].items()):
+            condition = _with_room(
+                rc_id, amount,
+                clauses + [sql.RP.c.root_provider_id == anchor.c.id],
+                True, sql.RP.c.id).exists()
+            if served_roots:
+                condition = sa.or_(condition,
+                                   sql.ids_in(anchor.c.id, served_roots))
+            conditions.append(condition)
+    return list(context.session.execute(
+        sa.select(anchor.c.id)
+        .where(anchor.c.id == anchor.c.root_provider_id,
+               anchor.c.id > after, *conditions)
+        .order_by(anchor.c.id).limit(count)).scalars())
+
+
+def _trait_links(context, provider_ids, trait_ids):
+    """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
+    links = collections.defaultdict(set)
+    for rp_id, trait_id in context.session.execute(
+            sa.select(sql.RP_TRAIT.c.resource_provider_id,
+                      sql.RP_TRAIT.c.trait_id)
+            .where(sql.ids_in(sql.RP_TRAIT.c.resource_provider_id,
+                              provider_ids),
+                   sql.RP_TRAIT.c.trait_id.in_(sorted(trait_ids)))):
+        links[rp_id].add(trait_id)
+    return links
+
+
+class _Search:
+    """The candidate rows of one request, combined per anchor root."""
+
+    def __init__(self, groups, rows, served, trait_ids, links, roots=None):
+        self.groups = groups
+        self.roots = None if roots is None else set(roots)
+        self.root = {}
+        self.room = {}
+        # Per group: {rc_id: {anchor root id: [rp_id]}}.
+        self.options = [collections.defaultdict(
+            lambda: collections.defaultdict(list)) for _ in groups]
+        for grp, rc_id, rp_id, root_id, capacity, used, max_unit in rows:
+            self.root[rp_id] = root_id
+            self.room[rp_id, rc_id] = _Room(int(capacity), int(used),
+                                            max_unit)
+            by_anchor = self.options[grp][rc_id]
+            by_anchor[root_id].append(rp_id)
+            for anchor in served.get(rp_id, ()):
+                if anchor != root_id:
+                    by_anchor[anchor].append(rp_id)
+        self.required = [
+            [frozenset(trait_ids[n] for n in any_of)
+             for any_of in group['required_traits']] for group in groups]
+        self.links = links
+        self.amounts = [
+            [(rc_id, amount) for rc_id, amount in sorted(
+                group['rc_amounts'].items())] for group in groups]
+
+    def anchors(self):
+        """The roots every group can be satisfied from, in id order."""
+        found = None
+        for index, amounts in enumerate(self.amounts):
+            for rc_id, _amount in amounts:
+                roots = set(self.options[index][rc_id])
+                found = roots if found is None else found & roots
+        if self.roots is not None:
+            found &= self.roots
+        return sorted(found or ())
+
+    def parts(self, index, anchor):
+        """Every way group ``index`` can be served from ``anchor``."""
+        amounts = self.amounts[index]
+        choices = [sorted(self.options[index][rc_id][anchor])
+                   for rc_id, _amount in amounts]
+        if self.groups[index]['use_same_provider']:
+            common = set(choices[0]).intersection(*choices[1:])
+            return [_Part(tuple((rp, rc_id, amount)
+                                for rc_id, amount in amounts), (rp,))
+                    for rp in sorted(common)]
+        parts = []
+        for chosen in itertools.product(*choices):
+            providers = tuple(sorted(set(chosen)))
+            if self.required[index]:
+                traits = set().union(
+                    *(self.links.get(rp, ()) for rp in providers))
+                if not all(any_of & traits
+                           for any_of in self.required[index]):
+                    continue
+            parts.append(_Part(tuple(
+                (rp, rc_id, amount)
+                for rp, (rc_id, amount) in zip(chosen, amounts)), providers))
+        return parts
+
+    def merge(self, parts, isolate, allow_nested):
+        """One request from one part per group, or None if it is invalid.
+
+        Returns ({(rp_id, rc_id): amount}, [(suffix, providers)]).
+        """
+        if isolate:
+            single = [part.providers[0] for group, part in
+                      zip(self.groups, parts) if group['use_same_provider']]
+            if len(set(single)) != len(single):
+                return None
+        totals = collections.Counter()
+        shared = False
+        for part in parts:
+            for rp, rc_id, amount in part.items:
+                shared = shared or (rp, rc_id) in totals
+                totals[rp, rc_id] += amount
+        if shared:
+            # Several groups on one (provider, class): each fitted alone.
+            for key, amount in totals.items():
+                room = self.room[key]
+                if room.used + amount > room.capacity or \
+                        amount > room.max_unit:
+                    return None
+        if not allow_nested:
+            used = {rp for rp, _rc in totals}
+            if len({self.root[rp] for rp in used}) != len(used):
+                return None
+        return totals, [(group['suffix'], part.providers)
+                        for group, part in zip(self.groups, parts)]
+
+    def requests(self, limit, isolate, allow_nested, seen):
+        """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
+        found = []
+        for anchor in self.anchors():
+            per_group = []
+            for index in range(len(self.groups)):
+                parts = self.parts(index, anchor)
+                if not parts:
+                    break
+                per_group.append(parts)
+            else:
+                for parts in itertools.product(*per_group):
+                    merged = self.merge(parts, isolate, allow_nested)
+                    if merged is None:
+                        continue
+                    key = (frozenset(merged[0].items()), tuple(merged[1]))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    found.append(merged)
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return found
+
+
+def _summaries(context, root_ids):
+    """Summaries of every provider in the trees of ``root_ids``.
+
+    Three queries: providers, inventories with capacity and usage,
+    traits. Returns ({rp_id: uuid}, {uuid: summary dict}).
+    """
+    rp, root, parent = sql.RP, sql.RP.alias('root'), sql.RP.alias('parent')
+    providers = context.session.execute(
+        sa.select(rp.c.id, rp.c.uuid, parent.c.uuid, root.c.uuid)
+        .select_from(rp.join(root, root.c.id == rp.c.root_provider_id)
+                     .outerjoin(parent,
+                                parent.c.id == rp.c.parent_provider_id))
+        .where(sql.ids_in(rp.c.root_provider_id, root_ids))
+        .order_by(rp.c.id)).all()
+    uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
+    summaries = {uuid: {'resources': {}, 'traits': [],
+                        'parent_provider_uuid': parent_uuid,
+                        'root_provider_uuid': root_uuid}
+                 for _id, uuid, parent_uuid, root_uuid in providers}
+    alloc, inv, rp_trait = sql.ALLOC, sql.INV, sql.RP_TRAIT
+    usage = (
+        sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
+                  sa.func.sum(alloc.c.used).label('used'))
+        .where(sql.ids_in(alloc.c.resource_provider_id, uuids))
+        .group_by(alloc.c.resource_provider_id,
+                  alloc.c.resource_class_id).subquery())
+    for rp_id, name, capacity, used in context.session.execute(
+            sa.select(inv.c.resource_provider_id, _RC.c.name,
+                      sql.capacity(), sa.func.coalesce(usage.c.used, 0))
+            .select_from(
+                inv.join(_RC, _RC.c.id == inv.c.resource_class_id)
+                .outerjoin(usage, sa.and_(
+                    usage.c.resource_provider_id ==
+                    inv.c.resource_provider_id,
+                    usage.c.resource_class_id == inv.c.resource_class_id)))
+            .where(sql.ids_in(inv.c.resource_provider_id, uuids))):
+        summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
+                                                      int(used))
+    for rp_id, name in context.session.execute(
+            sa.select(rp_trait.c.resource_provider_id, _TRAIT.c.name)
+            .select_from(rp_trait.join(
+                _TRAIT, _TRAIT.c.id == rp_trait.c.trait_id))
+            .where(sql.ids_in(rp_trait.c.resource_provider_id, uuids))
+            .order_by(_TRAIT.c.name)):
+        summaries[uuids[rp_id]]['traits'].append(name)
+    return uuids, summaries
+
+
+def _search(context, groups, trait_ids, tree_roots, served, roots=None):
+    """A _Search over the candidate rows (of the trees ``roots``)."""
+    rows = _candidate_rows(context, groups, trait_ids, tree_roots,
+                           served, roots)
+    spread_traits = {trait_ids[name] for g in groups
+                     if not g['use_same_provider']
+                     for any_of in g['required_traits'] for name in any_of}
+    links = (_trait_links(context, {row.id for row in rows}, spread_traits)
+             if spread_traits and rows else {})
+    return _Search(groups, rows, served, trait_ids, links, roots)
+
+
+@facade.reader
+def get_candidates(context, groups, limit=None, group_policy=None,
+                   allow_nested=True):
+    """Allocation requests that satisfy every group, and their summaries.
+
+    ``groups``: dicts with ``suffix``, ``resources`` ({class name:
+    amount}), ``required_traits`` (list of sets of names: each set needs
+    one), ``forbidden_traits``, ``member_of`` (list of sets of aggregate
+    uuids: the provider or its root in one of each),
+    ``forbidden_aggs``, ``in_tree`` (a provider uuid or None) and
+    ``use_same_provider`` (one provider takes the whole group; otherwise
+    the group may spread over one tree's providers and the sharing
+    providers serving that tree). ``group_policy='isolate'``: no two
+    use_same_provider groups on one provider. ``allow_nested=False``
+    drops requests using two providers of one tree (placement before
+    microversion 1.29).
+
+    Returns {'allocation_requests': [{'resources': [(rp_uuid, class,
+    amount)], 'mappings': {suffix: [rp_uuid]}}], 'provider_summaries':
+    {rp_uuid: {'resources': {class: (capacity, used)}, 'traits': [...],
+    'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
+    order, at most ``limit`` of them. Unknown classes raise
+    ResourceClassNotFound, unknown traits TraitNotFound, an unknown
+    ``in_tree`` provider ResourceProviderNotFound.
+    """
+    rc_ids = rc_db.ids_by_names(
+        context, set().union(*(g['resources'] for g in groups)))
+    trait_ids = _trait_ids(context, set().union(
+        *(set(g['forbidden_traits']).union(*g['required_traits'])
+          for g in groups)))
+    tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
+                                       if g['in_tree'] is not None})
+    groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
+                                  in g['resources'].items()})
+              for g in groups]
+    served = _served_roots(context, trait_ids.get(sql.SHARING_TRAIT))
+    isolate = group_policy == 'isolate'
+    seen = set()
+    if limit is None:
+        search = _search(context, groups, trait_ids, tree_roots, served)
+        found = search.requests(None, isolate, allow_nested, seen)
+        root = search.root
+    else:
+        # Tree by tree in root id order: a window of candidate roots, the
+        # rows of those trees only, and a wider window only if the first
+        # did not give ``limit`` requests (some roots pass the per-class
+        # test yet give no request).
+        found, root, after, count = [], {}, 0, limit
+        while len(found) < limit:
+            roots = _anchor_roots(context, groups, trait_ids, tree_roots,
+                                  served, after, count)
+            if not roots:
+                break
+            search = _search(context, groups, trait_ids, tree_roots,
+                             served, roots)
+            found += search.requests(limit - len(found), isolate,
+                                     allow_nested, seen)
+            root.update(search.root)
+            if len(roots) < count:
+                break
+            after, count = roots[-1], count * 2
+    if not found:
+        return {'allocation_requests': [], 'provider_summaries': {}}
+    uuids, summaries = _summaries(context, {
+        root[rp] for totals, _mappings in found for rp, _rc in totals})
+    names = {rc_id: name for name, rc_id in rc_ids.items()}
+    return {
+        'allocation_requests': [{
+            'resources': sorted(
+                (uuids[rp], names[rc_id], amount)
+                for (rp, rc_id), amount in totals.items()),
+            'mappings': {suffix: [uuids[rp] for rp in providers]
+                         for suffix, providers in mappings},
+        } for totals, mappings in found],
+        'provider_summaries': summaries,
+    }
