@@ -198,7 +198,7 @@ def _anchor_roots(context, groups, trait_ids, tree_roots, served, after,
             conditions.append(condition)
     return list(context.session.execute(
         sa.select(anchor.c.id)
-        .where(anchor.c.id == anchor.c.root_provider_id,
+        .where(anchor.c.parent_provider_id.is_(None),
                anchor.c.id > after, *conditions)
         .order_by(anchor.c.id).limit(count)).scalars())
 
