@@ -278,11 +278,11 @@ class TestFilters(pf.ProviderTestCase):
 
     def test_forbidden_aggregates_include_the_root(self):
         self.assertEqual(['root2', 'loner'],
-                         self.names(forbidden_aggs=[AGG1]))
+                         self.names(forbidden_aggregates=[AGG1]))
         self.assertEqual(['root1', 'child1'],
-                         self.names(forbidden_aggs=[AGG2, AGG3]))
+                         self.names(forbidden_aggregates=[AGG2, AGG3]))
         self.assertEqual(['root2'], self.names(member_of=[[AGG2]],
-                                               forbidden_aggs=[AGG3]))
+                                               forbidden_aggregates=[AGG3]))
 
     def test_traits(self):
         self.assertEqual(['root1', 'child1'],
