@@ -3,20 +3,23 @@
 Everything runs in one reader transaction and a fixed number of
 statements, whatever the number of providers or candidates:
 
-1. the requested class and trait names to ids (plus the sharing trait
-   and the roots of ``in_tree`` providers);
-2. one UNION ALL over every (group, class) pair: the providers with room
+1. the requested class and trait names to ids (with the sharing trait),
+   and the roots of ``in_tree`` providers;
+2. the roots each sharing provider serves (a handful of rows);
+3. one UNION ALL over every (group, class) pair: the providers with room
    for the amount, already filtered by the group's aggregates, tree and
    per-provider traits, with their root, capacity, usage and max_unit;
-3. when a sharing provider is among them, the roots it serves;
-4. when a group may span providers and requires traits, which of the
-   candidate providers have them;
+4. when a group may spread over providers and requires traits, which of
+   the candidate providers have them;
 5. once the requests are chosen, three queries for the summaries of
    the trees they use.
 
 Between 4 and 5 the candidates are combined in Python, per tree root
 ("anchor") in root id order, stopping at ``limit``: only the requests
-returned are built, and only their trees are summarised.
+returned are built, and only their trees are summarised. With a limit,
+step 3 is preceded by a query for the first candidate roots (EXISTS
+tests the database stops after ``limit`` roots) and reads those trees
+only; a wider window follows only if those roots gave too few requests.
 
 Group specs are plain dicts (see :func:`get_candidates`); results are
 plain dicts, lists and tuples of uuids and names.
@@ -40,8 +43,6 @@ _TRAIT = trait_models.Trait.__table__
 # One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
 # providers it uses, sorted.
 _Part = collections.namedtuple('_Part', 'items providers')
-# What the merge needs to know of a candidate provider.
-_Room = collections.namedtuple('_Room', 'capacity used max_unit')
 
 
 def _trait_ids(context, names):
@@ -229,8 +230,8 @@ class _Search:
             lambda: collections.defaultdict(list)) for _ in groups]
         for grp, rc_id, rp_id, root_id, capacity, used, max_unit in rows:
             self.root[rp_id] = root_id
-            self.room[rp_id, rc_id] = _Room(int(capacity), int(used),
-                                            max_unit)
+            # Plain tuples: one per row, read only when groups overlap.
+            self.room[rp_id, rc_id] = (capacity, used, max_unit)
             by_anchor = self.options[grp][rc_id]
             by_anchor[root_id].append(rp_id)
             for anchor in served.get(rp_id, ()):
@@ -298,9 +299,8 @@ class _Search:
         if shared:
             # Several groups on one (provider, class): each fitted alone.
             for key, amount in totals.items():
-                room = self.room[key]
-                if room.used + amount > room.capacity or \
-                        amount > room.max_unit:
+                capacity, used, max_unit = self.room[key]
+                if int(used) + amount > int(capacity) or amount > max_unit:
                     return None
         if not allow_nested:
             used = {rp for rp, _rc in totals}
