@@ -24,21 +24,10 @@ groups), ``root_required`` and ``same_subtree``, which this API has no
 argument for.
 """
 
-import collections
-
 from resobj.db.api import allocation_candidate as ac_db
 from resobj import exception
 
 GROUP_POLICIES = (None, 'none', 'isolate')
-
-# One (provider, class, amount) of an AllocationRequest; a tuple, so
-# callers may also unpack it as (rp_uuid, rc_name, amount).
-AllocationRequestResource = collections.namedtuple(
-    'AllocationRequestResource',
-    'resource_provider_uuid resource_class amount')
-# One class of a ProviderSummary; unpacks as (capacity, used).
-ProviderSummaryResource = collections.namedtuple(
-    'ProviderSummaryResource', 'capacity used')
 
 
 class RequestGroup:
@@ -112,8 +101,8 @@ class RequestGroup:
 class AllocationRequest:
     """One way to place the whole request.
 
-    ``resource_requests``: AllocationRequestResource tuples
-    (rp_uuid, rc_name, amount), by provider uuid then class; one per
+    ``resource_requests``: (rp_uuid, rc_name, amount) tuples, by
+    provider uuid then class; one per
     (provider, class), amounts of several groups summed. ``mappings``:
     {group suffix: [rp_uuid]} (the providers each group used).
     """
@@ -132,7 +121,7 @@ class AllocationRequest:
 class ProviderSummary:
     """A provider that appears in the candidates, or shares their tree.
 
-    ``resources``: {rc_name: ProviderSummaryResource(capacity, used)} for
+    ``resources``: {rc_name: (capacity, used)} for
     every class the provider has inventory of (placement 1.27+; older
     microversions show the requested classes only), where capacity is
     int((total - reserved) * allocation_ratio). ``traits``: names, sorted.
@@ -200,15 +189,13 @@ class AllocationCandidates:
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
                                      allow_nested=allow_nested)
+        # The DB API's lists and dicts are used as they are: copying
+        # thousands of small containers costs more than the search.
         return cls(
-            [AllocationRequest(
-                [AllocationRequestResource(*r) for r in request['resources']],
-                request['mappings'])
-             for request in found['allocation_requests']],
+            [AllocationRequest(resources, mappings)
+             for resources, mappings in found['allocation_requests']],
             {uuid: ProviderSummary(
-                uuid,
-                {rc: ProviderSummaryResource(*figures)
-                 for rc, figures in summary['resources'].items()},
-                summary['traits'], summary['parent_provider_uuid'],
+                uuid, summary['resources'], summary['traits'],
+                summary['parent_provider_uuid'],
                 summary['root_provider_uuid'])
              for uuid, summary in found['provider_summaries'].items()})

@@ -145,7 +145,7 @@ def _with_room(rc_id, amount, clauses, correlated, *columns):
 
 def _candidate_rows(context, groups, trait_ids, tree_roots, sharing_ids,
                     roots=None):
-    """(group, rc_id, rp_id, root_id, capacity, used, max_unit) rows.
+    """Rows (group, rc_id, rp_id, root_id, uuid, capacity, used, max_unit).
 
     One row per provider with room for each (group, class) pair, in one
     statement. ``roots``: only providers of these trees, and sharing
@@ -165,11 +165,11 @@ def _candidate_rows(context, groups, trait_ids, tree_roots, sharing_ids,
                 # UNION leave PostgreSQL guessing their type.
                 sa.literal_column(str(int(index))).label('grp'),
                 sa.literal_column(str(int(rc_id))).label('rc_id'),
-                sql.RP.c.id, sql.RP.c.root_provider_id,
+                sql.RP.c.id, sql.RP.c.root_provider_id, sql.RP.c.uuid,
                 sql.capacity().label('capacity'), 'used',
                 sql.INV.c.max_unit))
     stmt = selects[0] if len(selects) == 1 else sa.union_all(*selects)
-    return context.session.execute(stmt).all()
+    return context.session.execute(stmt)
 
 
 def _anchor_roots(context, groups, trait_ids, tree_roots, served, after,
@@ -217,49 +217,90 @@ def _trait_links(context, provider_ids, trait_ids):
     return links
 
 
+def _add(by_anchor, anchor, rp_id):
+    """Record ``rp_id`` as an option of ``anchor``.
+
+    A lone option stays a bare int and becomes a list only when a second
+    one comes: in a flat cloud every anchor has one provider per class,
+    and thousands of one-element lists would only feed the garbage
+    collector.
+    """
+    found = by_anchor.get(anchor)
+    if found is None:
+        by_anchor[anchor] = rp_id
+    elif type(found) is list:
+        found.append(rp_id)
+    else:
+        by_anchor[anchor] = [found, rp_id]
+
+
+def _rows(result):
+    """The rows of ``result``, fetched in batches and not kept."""
+    for batch in result.partitions(1000):
+        yield from batch
+
+
 class _Search:
     """The candidate rows of one request, combined per anchor root."""
 
-    def __init__(self, groups, rows, served, trait_ids, links, roots=None):
+    def __init__(self, groups, rows, served, names, roots=None):
         self.groups = groups
+        self.served = served
+        self.names = names
         self.roots = None if roots is None else set(roots)
         self.root = {}
-        self.room = {}
-        # Per group: {rc_id: {anchor root id: [rp_id]}}.
-        self.options = [collections.defaultdict(
-            lambda: collections.defaultdict(list)) for _ in groups]
-        for grp, rc_id, rp_id, root_id, capacity, used, max_unit in rows:
+        self.uuid = {}
+        # The roots of the providers the returned requests use.
+        self.used_roots = set()
+        # (capacity, used, max_unit) by (rp_id, rc_id): only several
+        # groups can put two amounts on one provider and class.
+        self.room = {} if len(groups) > 1 else None
+        # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
+        self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
+                        for group in groups]
+        for grp, rc_id, rp_id, root_id, uuid, capacity, used, max_unit \
+                in rows:
             self.root[rp_id] = root_id
-            # Plain tuples: one per row, read only when groups overlap.
-            self.room[rp_id, rc_id] = (capacity, used, max_unit)
+            self.uuid[rp_id] = uuid
+            if self.room is not None:
+                self.room[rp_id, rc_id] = (capacity, used, max_unit)
             by_anchor = self.options[grp][rc_id]
-            by_anchor[root_id].append(rp_id)
+            _add(by_anchor, root_id, rp_id)
             for anchor in served.get(rp_id, ()):
                 if anchor != root_id:
-                    by_anchor[anchor].append(rp_id)
+                    _add(by_anchor, anchor, rp_id)
+        self.amounts = [sorted(group['rc_amounts'].items())
+                        for group in groups]
+        self.required = [()] * len(groups)
+        self.links = {}
+
+    def require_traits(self, trait_ids, links):
+        """Check spread groups' required traits with ``links``."""
         self.required = [
             [frozenset(trait_ids[n] for n in any_of)
-             for any_of in group['required_traits']] for group in groups]
+             for any_of in group['required_traits']]
+            for group in self.groups]
         self.links = links
-        self.amounts = [
-            [(rc_id, amount) for rc_id, amount in sorted(
-                group['rc_amounts'].items())] for group in groups]
 
     def anchors(self):
         """The roots every group can be satisfied from, in id order."""
-        found = None
+        found = self.roots
         for index, amounts in enumerate(self.amounts):
             for rc_id, _amount in amounts:
-                roots = set(self.options[index][rc_id])
-                found = roots if found is None else found & roots
-        if self.roots is not None:
-            found &= self.roots
-        return sorted(found or ())
+                roots = self.options[index][rc_id].keys()
+                found = set(roots) if found is None else found & roots
+        return sorted(found)
+
+    def _choices(self, index, rc_id, anchor):
+        found = self.options[index][rc_id].get(anchor)
+        if found is None:
+            return ()
+        return sorted(found) if type(found) is list else (found,)
 
     def parts(self, index, anchor):
         """Every way group ``index`` can be served from ``anchor``."""
         amounts = self.amounts[index]
-        choices = [sorted(self.options[index][rc_id][anchor])
+        choices = [self._choices(index, rc_id, anchor)
                    for rc_id, _amount in amounts]
         if self.groups[index]['use_same_provider']:
             common = set(choices[0]).intersection(*choices[1:])
@@ -267,13 +308,13 @@ class _Search:
                                 for rc_id, amount in amounts), (rp,))
                     for rp in sorted(common)]
         parts = []
+        required = self.required[index]
         for chosen in itertools.product(*choices):
             providers = tuple(sorted(set(chosen)))
-            if self.required[index]:
+            if required:
                 traits = set().union(
                     *(self.links.get(rp, ()) for rp in providers))
-                if not all(any_of & traits
-                           for any_of in self.required[index]):
+                if not all(any_of & traits for any_of in required):
                     continue
             parts.append(_Part(tuple(
                 (rp, rc_id, amount)
@@ -283,35 +324,52 @@ class _Search:
     def merge(self, parts, isolate, allow_nested):
         """One request from one part per group, or None if it is invalid.
 
-        Returns ({(rp_id, rc_id): amount}, [(suffix, providers)]).
+        Returns (((rp_id, rc_id, amount), ...), ((suffix, providers), ...)).
         """
-        if isolate:
-            single = [part.providers[0] for group, part in
-                      zip(self.groups, parts) if group['use_same_provider']]
-            if len(set(single)) != len(single):
-                return None
-        totals = collections.Counter()
-        shared = False
-        for part in parts:
-            for rp, rc_id, amount in part.items:
-                shared = shared or (rp, rc_id) in totals
-                totals[rp, rc_id] += amount
-        if shared:
-            # Several groups on one (provider, class): each fitted alone.
+        if len(parts) == 1:
+            items = parts[0].items
+        else:
+            if isolate:
+                single = [part.providers[0] for group, part in
+                          zip(self.groups, parts)
+                          if group['use_same_provider']]
+                if len(set(single)) != len(single):
+                    return None
+            totals = collections.Counter()
+            for part in parts:
+                for rp, rc_id, amount in part.items:
+                    totals[rp, rc_id] += amount
+            # Several groups on one (provider, class): each fitted alone,
+            # so check the sum.
             for key, amount in totals.items():
                 capacity, used, max_unit = self.room[key]
                 if int(used) + amount > int(capacity) or amount > max_unit:
                     return None
+            items = tuple((rp, rc_id, amount)
+                          for (rp, rc_id), amount in totals.items())
         if not allow_nested:
-            used = {rp for rp, _rc in totals}
+            used = {rp for rp, _rc, _amount in items}
             if len({self.root[rp] for rp in used}) != len(used):
                 return None
-        return totals, [(group['suffix'], part.providers)
-                        for group, part in zip(self.groups, parts)]
+        return items, tuple((group['suffix'], part.providers)
+                            for group, part in zip(self.groups, parts))
+
+    def request(self, items, mappings):
+        """The request as returned: uuids and class names."""
+        uuid, root, names = self.uuid, self.root, self.names
+        for rp, _rc, _amount in items:
+            self.used_roots.add(root[rp])
+        return (sorted((uuid[rp], names[rc_id], amount)
+                       for rp, rc_id, amount in items),
+                {suffix: [uuid[rp] for rp in providers]
+                 for suffix, providers in mappings})
 
     def requests(self, limit, isolate, allow_nested, seen):
         """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
         found = []
+        # The same request can come from two anchors only through a
+        # sharing provider, which is an option of every root it serves.
+        dedup = bool(self.served)
         for anchor in self.anchors():
             per_group = []
             for index in range(len(self.groups)):
@@ -324,11 +382,11 @@ class _Search:
                     merged = self.merge(parts, isolate, allow_nested)
                     if merged is None:
                         continue
-                    key = (frozenset(merged[0].items()), tuple(merged[1]))
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    found.append(merged)
+                    if dedup:
+                        if merged in seen:
+                            continue
+                        seen.add(merged)
+                    found.append(self.request(*merged))
                     if limit is not None and len(found) >= limit:
                         return found
         return found
@@ -338,21 +396,21 @@ def _summaries(context, root_ids):
     """Summaries of every provider in the trees of ``root_ids``.
 
     Three queries: providers, inventories with capacity and usage,
-    traits. Returns ({rp_id: uuid}, {uuid: summary dict}).
+    traits. Returns {uuid: summary dict}.
     """
-    rp, root, parent = sql.RP, sql.RP.alias('root'), sql.RP.alias('parent')
+    rp = sql.RP
+    # A parent and a root are in the same tree as their child, so the
+    # rows themselves name them: no self-joins.
     providers = context.session.execute(
-        sa.select(rp.c.id, rp.c.uuid, parent.c.uuid, root.c.uuid)
-        .select_from(rp.join(root, root.c.id == rp.c.root_provider_id)
-                     .outerjoin(parent,
-                                parent.c.id == rp.c.parent_provider_id))
+        sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
+                  rp.c.root_provider_id)
         .where(sql.ids_in(rp.c.root_provider_id, root_ids))
         .order_by(rp.c.id)).all()
     uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
     summaries = {uuid: {'resources': {}, 'traits': [],
-                        'parent_provider_uuid': parent_uuid,
-                        'root_provider_uuid': root_uuid}
-                 for _id, uuid, parent_uuid, root_uuid in providers}
+                        'parent_provider_uuid': uuids.get(parent_id),
+                        'root_provider_uuid': uuids[root_id]}
+                 for _id, uuid, parent_id, root_id in providers}
     alloc, inv, rp_trait = sql.ALLOC, sql.INV, sql.RP_TRAIT
     usage = (
         sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
@@ -360,7 +418,7 @@ def _summaries(context, root_ids):
         .where(sql.ids_in(alloc.c.resource_provider_id, uuids))
         .group_by(alloc.c.resource_provider_id,
                   alloc.c.resource_class_id).subquery())
-    for rp_id, name, capacity, used in context.session.execute(
+    for rp_id, name, capacity, used in _rows(context.session.execute(
             sa.select(inv.c.resource_provider_id, _RC.c.name,
                       sql.capacity(), sa.func.coalesce(usage.c.used, 0))
             .select_from(
@@ -369,7 +427,7 @@ def _summaries(context, root_ids):
                     usage.c.resource_provider_id ==
                     inv.c.resource_provider_id,
                     usage.c.resource_class_id == inv.c.resource_class_id)))
-            .where(sql.ids_in(inv.c.resource_provider_id, uuids))):
+            .where(sql.ids_in(inv.c.resource_provider_id, uuids)))):
         summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
                                                       int(used))
     for rp_id, name in context.session.execute(
@@ -379,19 +437,22 @@ def _summaries(context, root_ids):
             .where(sql.ids_in(rp_trait.c.resource_provider_id, uuids))
             .order_by(_TRAIT.c.name)):
         summaries[uuids[rp_id]]['traits'].append(name)
-    return uuids, summaries
+    return summaries
 
 
-def _search(context, groups, trait_ids, tree_roots, served, roots=None):
+def _search(context, groups, trait_ids, tree_roots, served, names,
+            roots=None):
     """A _Search over the candidate rows (of the trees ``roots``)."""
-    rows = _candidate_rows(context, groups, trait_ids, tree_roots,
-                           served, roots)
+    search = _Search(groups, _rows(_candidate_rows(
+        context, groups, trait_ids, tree_roots, served, roots)),
+        served, names, roots)
     spread_traits = {trait_ids[name] for g in groups
                      if not g['use_same_provider']
                      for any_of in g['required_traits'] for name in any_of}
-    links = (_trait_links(context, {row.id for row in rows}, spread_traits)
-             if spread_traits and rows else {})
-    return _Search(groups, rows, served, trait_ids, links, roots)
+    if spread_traits and search.root:
+        search.require_traits(trait_ids, _trait_links(
+            context, search.root, spread_traits))
+    return search
 
 
 @facade.reader
@@ -411,8 +472,8 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     drops requests using two providers of one tree (placement before
     microversion 1.29).
 
-    Returns {'allocation_requests': [{'resources': [(rp_uuid, class,
-    amount)], 'mappings': {suffix: [rp_uuid]}}], 'provider_summaries':
+    Returns {'allocation_requests': [([(rp_uuid, class, amount)],
+    {suffix: [rp_uuid]})], 'provider_summaries':
     {rp_uuid: {'resources': {class: (capacity, used)}, 'traits': [...],
     'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
     order, at most ``limit`` of them. Unknown classes raise
@@ -430,43 +491,33 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                                   in g['resources'].items()})
               for g in groups]
     served = _served_roots(context, trait_ids.get(sql.SHARING_TRAIT))
+    names = {rc_id: name for name, rc_id in rc_ids.items()}
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is None:
-        search = _search(context, groups, trait_ids, tree_roots, served)
+        search = _search(context, groups, trait_ids, tree_roots, served,
+                         names)
         found = search.requests(None, isolate, allow_nested, seen)
-        root = search.root
+        used_roots = search.used_roots
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, root, after, count = [], {}, 0, limit
+        found, used_roots, after, count = [], set(), 0, limit
         while len(found) < limit:
             roots = _anchor_roots(context, groups, trait_ids, tree_roots,
                                   served, after, count)
             if not roots:
                 break
             search = _search(context, groups, trait_ids, tree_roots,
-                             served, roots)
+                             served, names, roots)
             found += search.requests(limit - len(found), isolate,
                                      allow_nested, seen)
-            root.update(search.root)
+            used_roots |= search.used_roots
             if len(roots) < count:
                 break
             after, count = roots[-1], count * 2
-    if not found:
-        return {'allocation_requests': [], 'provider_summaries': {}}
-    uuids, summaries = _summaries(context, {
-        root[rp] for totals, _mappings in found for rp, _rc in totals})
-    names = {rc_id: name for name, rc_id in rc_ids.items()}
-    return {
-        'allocation_requests': [{
-            'resources': sorted(
-                (uuids[rp], names[rc_id], amount)
-                for (rp, rc_id), amount in totals.items()),
-            'mappings': {suffix: [uuids[rp] for rp in providers]
-                         for suffix, providers in mappings},
-        } for totals, mappings in found],
-        'provider_summaries': summaries,
-    }
+    return {'allocation_requests': found,
+            'provider_summaries': _summaries(context, used_roots)
+            if found else {}}
