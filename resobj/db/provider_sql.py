@@ -72,9 +72,11 @@ def room_for(rc_id, amount, used, few=False):
     the class instead of the few providers' own.
     The capacity rule of placement: used + amount within
     (total - reserved) * allocation_ratio, and amount within min_unit,
-    max_unit and a multiple of step_size.
+    max_unit and a multiple of step_size. ``rc_id`` and ``amount`` may
+    be values or bound parameters.
     """
-    amount = sa.literal(amount, sa.Integer)
+    if not isinstance(amount, sa.ClauseElement):
+        amount = sa.literal(amount, sa.Integer)
     rc = INV.c.resource_class_id + 0 if few else INV.c.resource_class_id
     return sa.and_(
         rc == rc_id,
@@ -101,18 +103,31 @@ def with_room(rc_id, amount):
                         sa.func.coalesce(usage.c.used, 0))))
 
 
+def _values(values):
+    """A bound parameter as it is, or the values sorted, once each."""
+    if isinstance(values, sa.BindParameter):
+        return values
+    return sorted(set(values))
+
+
 def in_aggregates(aggregate_uuids):
-    """RP rows in any of the aggregates, directly or through their root."""
+    """RP rows in any of the aggregates, directly or through their root.
+
+    ``aggregate_uuids``: uuids, or an expanding bound parameter.
+    """
     members = sa.select(RP_AGG.c.resource_provider_id).select_from(
         RP_AGG.join(AGG, AGG.c.id == RP_AGG.c.aggregate_id)).where(
-        AGG.c.uuid.in_(sorted(set(aggregate_uuids))))
+        AGG.c.uuid.in_(_values(aggregate_uuids)))
     return sa.or_(RP.c.id.in_(members), RP.c.root_provider_id.in_(members))
 
 
 def with_any_trait(trait_ids):
-    """RP rows having at least one of the traits ``trait_ids``."""
+    """RP rows having at least one of the traits ``trait_ids``.
+
+    ``trait_ids``: ids, or an expanding bound parameter.
+    """
     return RP.c.id.in_(sa.select(RP_TRAIT.c.resource_provider_id).where(
-        RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
+        RP_TRAIT.c.trait_id.in_(_values(trait_ids))))
 
 
 def in_tree_of(provider_uuid):
@@ -120,17 +135,3 @@ def in_tree_of(provider_uuid):
     return RP.c.root_provider_id == sa.select(
         RP.c.root_provider_id).where(
         RP.c.uuid == provider_uuid).scalar_subquery()
-
-
-def ids_in(column, ids):
-    """``column IN (ids)`` with the integers written into the SQL.
-
-    Bound one parameter each, a list of many thousand ids would pass
-    SQLite's limit on parameters, and SQLAlchemy's own literal rendering
-    costs several microseconds per value; ``int()`` makes inlining safe.
-    """
-    ids = sorted({int(i) for i in ids})
-    if not ids:
-        return sa.false()
-    return column.op('IN')(sa.literal_column(
-        '(%s)' % ','.join(map(str, ids))))

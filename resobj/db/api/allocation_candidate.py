@@ -31,13 +31,12 @@ import itertools
 import sqlalchemy as sa
 
 from resobj.db.api import resource_class as rc_db
+from resobj.db import candidate_sql as csql
 from resobj.db import facade
-from resobj.db.models import resource_class as rc_models
 from resobj.db.models import trait as trait_models
 from resobj.db import provider_sql as sql
 from resobj import exception
 
-_RC = rc_models.ResourceClass.__table__
 _TRAIT = trait_models.Trait.__table__
 
 # One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
@@ -70,28 +69,8 @@ def _tree_roots(context, uuids):
     return found
 
 
-def _group_clauses(group, trait_ids, tree_roots):
-    """The group's per-provider conditions other than capacity."""
-    rp = sql.RP
-    clauses = []
-    if group['in_tree'] is not None:
-        clauses.append(rp.c.root_provider_id == tree_roots[group['in_tree']])
-    for any_of in group['member_of']:
-        clauses.append(sql.in_aggregates(any_of))
-    if group['forbidden_aggs']:
-        clauses.append(~sql.in_aggregates(group['forbidden_aggs']))
-    if group['forbidden_traits']:
-        # A provider with a forbidden trait can serve no part of the
-        # group, whichever providers join it.
-        clauses.append(~sql.with_any_trait(
-            trait_ids[name] for name in group['forbidden_traits']))
-    if group['use_same_provider']:
-        # One provider takes the whole group, so it must have the traits
-        # itself; a spread group is checked on its combinations instead.
-        for any_of in group['required_traits']:
-            clauses.append(sql.with_any_trait(
-                trait_ids[name] for name in any_of))
-    return clauses
+def _big(ids):
+    return len(ids) > csql.MAX_BOUND_IDS
 
 
 def _served_roots(context, sharing_id):
@@ -100,119 +79,48 @@ def _served_roots(context, sharing_id):
     Every provider with the sharing trait, whatever it offers: a handful
     of rows in any real cloud, read once per request.
     """
-    if sharing_id is None:
-        return {}
-    sharer = sql.RP_AGG.alias('sharer')
-    member = sql.RP_AGG.alias('member')
-    member_rp = sql.RP.alias('member_rp')
     served = collections.defaultdict(set)
-    for sharer_id, root_id in context.session.execute(
-            sa.select(sharer.c.resource_provider_id,
-                      member_rp.c.root_provider_id).distinct()
-            .select_from(
-                sharer.join(member,
-                            member.c.aggregate_id == sharer.c.aggregate_id)
-                .join(member_rp,
-                      member_rp.c.id == member.c.resource_provider_id))
-            .where(sharer.c.resource_provider_id.in_(
-                sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
-                    sql.RP_TRAIT.c.trait_id == sharing_id)))):
-        served[sharer_id].add(root_id)
+    if sharing_id is not None:
+        for sharer_id, root_id in context.session.execute(
+                csql.served_roots(), {'sharing_id': sharing_id}):
+            served[sharer_id].add(root_id)
     return served
 
 
-def _with_room(rc_id, amount, clauses, correlated, *columns):
-    """Select ``columns`` of the providers with room for one class.
-
-    ``correlated``: sum each provider's usage on its own (cheap for a
-    few providers) rather than every provider's at once.
-    """
-    rp, inv = sql.RP, sql.INV
-    if correlated:
-        used = sql.used_of(rc_id)
-        source = inv
-    else:
-        usage = sql.class_usage(rc_id)
-        used = sa.func.coalesce(usage.c.used, 0)
-        source = sql.inventory_with_usage(usage)
-    return (sa.select(*(used.label('used') if c == 'used' else c
-                        for c in columns))
-            .select_from(source.join(
-                rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, used, few=correlated),
-                   *clauses))
-
-
-def _candidate_rows(context, groups, trait_ids, tree_roots, sharing_ids,
-                    roots=None):
-    """Rows (group, rc_id, rp_id, root_id, uuid, capacity, used, max_unit).
-
-    One row per provider with room for each (group, class) pair, in one
-    statement. ``roots``: only providers of these trees, and sharing
-    providers (which may serve them from another tree).
-    """
-    selects = []
-    for index, group in enumerate(groups):
-        clauses = _group_clauses(group, trait_ids, tree_roots)
-        if roots is not None:
-            window = sql.ids_in(sql.RP.c.root_provider_id, roots)
-            clauses.append(sa.or_(window, sql.ids_in(
-                sql.RP.c.id, sharing_ids)) if sharing_ids else window)
-        for rc_id, amount in sorted(group['rc_amounts'].items()):
-            selects.append(_with_room(
-                rc_id, amount, clauses, roots is not None,
-                # Integers written into the SQL: bound literals in a
-                # UNION leave PostgreSQL guessing their type.
-                sa.literal_column(str(int(index))).label('grp'),
-                sa.literal_column(str(int(rc_id))).label('rc_id'),
-                sql.RP.c.id, sql.RP.c.root_provider_id, sql.RP.c.uuid,
-                sql.capacity().label('capacity'), 'used',
-                sql.INV.c.max_unit))
-    stmt = selects[0] if len(selects) == 1 else sa.union_all(*selects)
-    return context.session.execute(stmt)
-
-
-def _anchor_roots(context, groups, trait_ids, tree_roots, served, after,
-                  count):
-    """The first ``count`` root ids above ``after`` that may anchor.
-
-    A root may anchor a candidate when, for every class of every group,
-    a provider of its tree has room or a sharing provider serves it: a
-    necessary condition only (traits over a combination, isolation and
-    summed amounts are checked afterwards). Each test is an EXISTS on
-    the root, so the database walks roots in id order and stops after
-    ``count``: a limited search reads a few trees instead of all.
-    """
-    anchor = sql.RP.alias('anchor')
-    served_roots = set().union(*served.values())
-    conditions = []
-    for group in groups:
-        clauses = _group_clauses(group, trait_ids, tree_roots)
-        for rc_id, amount in sorted(group['rc_amounts'].items()):
-            condition = _with_room(
-                rc_id, amount,
-                clauses + [sql.RP.c.root_provider_id == anchor.c.id],
-                True, sql.RP.c.id).exists()
-            if served_roots:
-                condition = sa.or_(condition,
-                                   sql.ids_in(anchor.c.id, served_roots))
-            conditions.append(condition)
+def _anchor_roots(context, request, after, count):
+    """The first ``count`` candidate root ids above ``after``."""
+    served_roots = set().union(*request.served.values())
+    values = dict(request.params, after=after, count=count)
+    if served_roots:
+        values['served_roots'] = sorted(served_roots)
     return list(context.session.execute(
-        sa.select(anchor.c.id)
-        .where(anchor.c.parent_provider_id.is_(None),
-               anchor.c.id > after, *conditions)
-        .order_by(anchor.c.id).limit(count)).scalars())
+        csql.anchor_roots(request.shape, bool(served_roots)),
+        values).scalars())
+
+
+def _candidate_rows(context, request, roots=None):
+    """The rows of :func:`candidate_sql.candidate_rows`, in batches.
+
+    ``roots``: only those trees' providers and the sharing providers.
+    """
+    values = request.params
+    sharing = bool(request.served)
+    if roots is not None:
+        values = dict(values, roots=sorted(roots))
+        if sharing:
+            values['sharing_ids'] = sorted(request.served)
+    result = context.session.execute(csql.candidate_rows(
+        request.shape, roots is not None, sharing), values)
+    for batch in result.partitions(1000):
+        yield from batch
 
 
 def _trait_links(context, provider_ids, trait_ids):
     """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
     links = collections.defaultdict(set)
     for rp_id, trait_id in context.session.execute(
-            sa.select(sql.RP_TRAIT.c.resource_provider_id,
-                      sql.RP_TRAIT.c.trait_id)
-            .where(sql.ids_in(sql.RP_TRAIT.c.resource_provider_id,
-                              provider_ids),
-                   sql.RP_TRAIT.c.trait_id.in_(sorted(trait_ids)))):
+            csql.trait_links(_big(provider_ids)),
+            {'ids': sorted(provider_ids), 'traits': sorted(trait_ids)}):
         links[rp_id].add(trait_id)
     return links
 
@@ -234,12 +142,6 @@ def _add(by_anchor, anchor, rp_id):
         by_anchor[anchor] = [found, rp_id]
 
 
-def _rows(result):
-    """The rows of ``result``, fetched in batches and not kept."""
-    for batch in result.partitions(1000):
-        yield from batch
-
-
 class _Search:
     """The candidate rows of one request, combined per anchor root."""
 
@@ -258,8 +160,11 @@ class _Search:
         # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
         self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
                         for group in groups]
-        for grp, rc_id, rp_id, root_id, uuid, capacity, used, max_unit \
+        self.amounts = [sorted(group['rc_amounts'].items())
+                        for group in groups]
+        for grp, cls, rp_id, root_id, uuid, capacity, used, max_unit \
                 in rows:
+            rc_id = self.amounts[grp][cls][0]
             self.root[rp_id] = root_id
             self.uuid[rp_id] = uuid
             if self.room is not None:
@@ -269,8 +174,6 @@ class _Search:
             for anchor in served.get(rp_id, ()):
                 if anchor != root_id:
                     _add(by_anchor, anchor, rp_id)
-        self.amounts = [sorted(group['rc_amounts'].items())
-                        for group in groups]
         self.required = [()] * len(groups)
         self.links = {}
 
@@ -398,59 +301,51 @@ def _summaries(context, root_ids):
     Three queries: providers, inventories with capacity and usage,
     traits. Returns {uuid: summary dict}.
     """
-    rp = sql.RP
-    # A parent and a root are in the same tree as their child, so the
-    # rows themselves name them: no self-joins.
     providers = context.session.execute(
-        sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
-                  rp.c.root_provider_id)
-        .where(sql.ids_in(rp.c.root_provider_id, root_ids))
-        .order_by(rp.c.id)).all()
+        csql.summary_providers(_big(root_ids)),
+        {'roots': sorted(root_ids)}).all()
     uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
     summaries = {uuid: {'resources': {}, 'traits': [],
                         'parent_provider_uuid': uuids.get(parent_id),
                         'root_provider_uuid': uuids[root_id]}
                  for _id, uuid, parent_id, root_id in providers}
-    alloc, inv, rp_trait = sql.ALLOC, sql.INV, sql.RP_TRAIT
-    usage = (
-        sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
-                  sa.func.sum(alloc.c.used).label('used'))
-        .where(sql.ids_in(alloc.c.resource_provider_id, uuids))
-        .group_by(alloc.c.resource_provider_id,
-                  alloc.c.resource_class_id).subquery())
-    for rp_id, name, capacity, used in _rows(context.session.execute(
-            sa.select(inv.c.resource_provider_id, _RC.c.name,
-                      sql.capacity(), sa.func.coalesce(usage.c.used, 0))
-            .select_from(
-                inv.join(_RC, _RC.c.id == inv.c.resource_class_id)
-                .outerjoin(usage, sa.and_(
-                    usage.c.resource_provider_id ==
-                    inv.c.resource_provider_id,
-                    usage.c.resource_class_id == inv.c.resource_class_id)))
-            .where(sql.ids_in(inv.c.resource_provider_id, uuids)))):
-        summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
-                                                      int(used))
-    for rp_id, name in context.session.execute(
-            sa.select(rp_trait.c.resource_provider_id, _TRAIT.c.name)
-            .select_from(rp_trait.join(
-                _TRAIT, _TRAIT.c.id == rp_trait.c.trait_id))
-            .where(sql.ids_in(rp_trait.c.resource_provider_id, uuids))
-            .order_by(_TRAIT.c.name)):
+    ids = {'ids': sorted(uuids)}
+    big = _big(uuids)
+    for batch in context.session.execute(
+            csql.summary_inventories(big), ids).partitions(1000):
+        for rp_id, name, capacity, used in batch:
+            summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
+                                                          int(used))
+    for rp_id, name in context.session.execute(csql.summary_traits(big),
+                                               ids):
         summaries[uuids[rp_id]]['traits'].append(name)
     return summaries
 
 
-def _search(context, groups, trait_ids, tree_roots, served, names,
-            roots=None):
+class _Request:
+    """One request's groups, values and shared facts."""
+
+    __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
+                 'params')
+
+    def __init__(self, groups, trait_ids, tree_roots, names, served):
+        self.groups = groups
+        self.trait_ids = trait_ids
+        self.names = names
+        self.served = served
+        self.shape = csql.shape(groups)
+        self.params = csql.params(groups, trait_ids, tree_roots)
+
+
+def _search(context, request, roots=None):
     """A _Search over the candidate rows (of the trees ``roots``)."""
-    search = _Search(groups, _rows(_candidate_rows(
-        context, groups, trait_ids, tree_roots, served, roots)),
-        served, names, roots)
-    spread_traits = {trait_ids[name] for g in groups
+    search = _Search(request.groups, _candidate_rows(context, request, roots),
+                     request.served, request.names, roots)
+    spread_traits = {request.trait_ids[name] for g in request.groups
                      if not g['use_same_provider']
                      for any_of in g['required_traits'] for name in any_of}
     if spread_traits and search.root:
-        search.require_traits(trait_ids, _trait_links(
+        search.require_traits(request.trait_ids, _trait_links(
             context, search.root, spread_traits))
     return search
 
@@ -490,13 +385,14 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
                                   in g['resources'].items()})
               for g in groups]
-    served = _served_roots(context, trait_ids.get(sql.SHARING_TRAIT))
-    names = {rc_id: name for name, rc_id in rc_ids.items()}
+    request = _Request(
+        groups, trait_ids, tree_roots,
+        {rc_id: name for name, rc_id in rc_ids.items()},
+        _served_roots(context, trait_ids.get(sql.SHARING_TRAIT)))
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is None:
-        search = _search(context, groups, trait_ids, tree_roots, served,
-                         names)
+        search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
         used_roots = search.used_roots
     else:
@@ -506,12 +402,10 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         # test yet give no request).
         found, used_roots, after, count = [], set(), 0, limit
         while len(found) < limit:
-            roots = _anchor_roots(context, groups, trait_ids, tree_roots,
-                                  served, after, count)
+            roots = _anchor_roots(context, request, after, count)
             if not roots:
                 break
-            search = _search(context, groups, trait_ids, tree_roots,
-                             served, names, roots)
+            search = _search(context, request, roots)
             found += search.requests(limit - len(found), isolate,
                                      allow_nested, seen)
             used_roots |= search.used_roots

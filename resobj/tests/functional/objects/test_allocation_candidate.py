@@ -1,5 +1,6 @@
 """AllocationCandidates.get_by_requests on every backend."""
 
+import fixtures
 from oslo_utils import uuidutils
 
 from resobj import exception
@@ -218,6 +219,23 @@ class TestSingleProvider(CandidateTestCase):
         for limit in (1, 2, 3, 5):
             self.assertEqual(everything[:limit],
                              self.requests(request, limit=limit))
+
+    def test_long_id_lists_are_written_into_the_sql(self):
+        # Past SQLite's parameter limit the id lists are inlined; force
+        # that path with a tiny limit and compare.
+        for n in range(4):
+            self.make('cn%d' % n, VCPU=4).set_traits([AVX2])
+        request = group(resources={'VCPU': 1}, required_traits=[{AVX2}])
+        bound = self.get(request)
+        self.useFixture(fixtures.MockPatch(
+            'resobj.db.candidate_sql.MAX_BOUND_IDS', 1))
+        inlined = self.get(request)
+        self.assertEqual(
+            [r.resource_requests for r in bound.allocation_requests],
+            [r.resource_requests for r in inlined.allocation_requests])
+        self.assertEqual(
+            {u: s.resources for u, s in bound.provider_summaries.items()},
+            {u: s.resources for u, s in inlined.provider_summaries.items()})
 
 
 class TestSharingProviders(CandidateTestCase):
