@@ -98,11 +98,14 @@ def _group_clauses(i, group_shape):
     return clauses
 
 
-def _with_room(i, n, clauses, correlated, *columns):
+def _with_room(i, n, clauses, correlated, blind, *columns):
     """Select ``columns`` of the providers with room for one class.
 
     ``correlated``: sum each provider's usage on its own (cheap for a
-    few providers) rather than every provider's at once.
+    few providers) rather than every provider's at once. ``blind``: the
+    planner has no statistics (SQLite), so hide the class index from it
+    in correlated lookups (see ``provider_sql.room_for``); PostgreSQL
+    and MySQL plan better with it.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
@@ -117,12 +120,14 @@ def _with_room(i, n, clauses, correlated, *columns):
                         for c in columns))
             .select_from(source.join(
                 rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, used, few=correlated),
+            .where(sql.room_for(rc_id, amount, used,
+                                few=correlated and blind),
                    *clauses))
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def candidate_rows(request_shape, windowed=False, sharing=False):
+def candidate_rows(request_shape, windowed=False, sharing=False,
+                   blind=False):
     """Rows (grp, cls, rp_id, root_id, uuid, capacity, used, max_unit).
 
     One row per provider with room for each (group, class) pair, ``cls``
@@ -139,7 +144,7 @@ def candidate_rows(request_shape, windowed=False, sharing=False):
                 _list('sharing_ids'))) if sharing else window)
         for n in range(group_shape[0]):
             selects.append(_with_room(
-                i, n, clauses, windowed,
+                i, n, clauses, windowed, blind,
                 # Constants of the shape: no parameter to type in a UNION.
                 sa.literal_column(str(i)).label('grp'),
                 sa.literal_column(str(n)).label('cls'),
@@ -150,7 +155,7 @@ def candidate_rows(request_shape, windowed=False, sharing=False):
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def anchor_roots(request_shape, served=False):
+def anchor_roots(request_shape, served=False, blind=False):
     """The first ``:count`` root ids above ``:after`` that may anchor.
 
     A root may anchor a candidate when, for every class of every group,
@@ -158,24 +163,36 @@ def anchor_roots(request_shape, served=False):
     provider serves it (it is in ``:served_roots``): a necessary
     condition only. Each test is an EXISTS on the root, so the database
     walks roots in id order and stops after ``:count``. Roots are the
-    parentless providers: a condition planners estimate from their
-    statistics, where ``id = root_provider_id`` made PostgreSQL sort
-    every root before the limit.
+    parentless providers, which planners estimate from statistics.
     """
-    anchor = sql.RP.alias('anchor')
+    roots = (sql.RP.c.parent_provider_id.is_(None),
+             sql.RP.c.id > _int('after'))
+    if blind:
+        # SQLite walks the table by id and stops at the limit.
+        anchor = sql.RP.alias('anchor')
+        roots = (anchor.c.parent_provider_id.is_(None),
+                 anchor.c.id > _int('after'))
+    else:
+        # PostgreSQL guesses that hardly any inventory passes the
+        # capacity test, and left alone tests every root and sorts them
+        # all for the limit. The roots come from a subquery in id order
+        # behind a fence (OFFSET 0 keeps it from being merged into the
+        # outer query), so the tests run root by root until the limit.
+        anchor = (sa.select(sql.RP.c.id).where(*roots)
+                  .order_by(sql.RP.c.id).offset(0).subquery('anchor'))
+        roots = ()
     conditions = []
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape) + [
             sql.RP.c.root_provider_id == anchor.c.id]
         for n in range(group_shape[0]):
-            condition = _with_room(i, n, clauses, True, sql.RP.c.id).exists()
+            condition = _with_room(i, n, clauses, True, blind,
+                                   sql.RP.c.id).exists()
             if served:
                 condition = sa.or_(condition,
                                    anchor.c.id.in_(_list('served_roots')))
             conditions.append(condition)
-    return (sa.select(anchor.c.id)
-            .where(anchor.c.parent_provider_id.is_(None),
-                   anchor.c.id > _int('after'), *conditions)
+    return (sa.select(anchor.c.id).where(*roots, *conditions)
             .order_by(anchor.c.id).limit(_int('count')))
 
 

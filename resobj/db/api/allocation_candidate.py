@@ -94,7 +94,7 @@ def _anchor_roots(context, request, after, count):
     if served_roots:
         values['served_roots'] = sorted(served_roots)
     return list(context.session.execute(
-        csql.anchor_roots(request.shape, bool(served_roots)),
+        csql.anchor_roots(request.shape, bool(served_roots), request.blind),
         values).scalars())
 
 
@@ -110,7 +110,7 @@ def _candidate_rows(context, request, roots=None):
         if sharing:
             values['sharing_ids'] = sorted(request.served)
     result = context.session.execute(csql.candidate_rows(
-        request.shape, roots is not None, sharing), values)
+        request.shape, roots is not None, sharing, request.blind), values)
     for batch in result.partitions(1000):
         yield from batch
 
@@ -326,9 +326,12 @@ class _Request:
     """One request's groups, values and shared facts."""
 
     __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
-                 'params')
+                 'params', 'blind')
 
-    def __init__(self, groups, trait_ids, tree_roots, names, served):
+    def __init__(self, context, groups, trait_ids, tree_roots, names,
+                 served):
+        # SQLite's planner has no statistics: see candidate_sql._with_room.
+        self.blind = context.session.get_bind().dialect.name == 'sqlite'
         self.groups = groups
         self.trait_ids = trait_ids
         self.names = names
@@ -386,7 +389,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                                   in g['resources'].items()})
               for g in groups]
     request = _Request(
-        groups, trait_ids, tree_roots,
+        context, groups, trait_ids, tree_roots,
         {rc_id: name for name, rc_id in rc_ids.items()},
         _served_roots(context, trait_ids.get(sql.SHARING_TRAIT)))
     isolate = group_policy == 'isolate'
