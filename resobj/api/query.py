@@ -15,6 +15,8 @@ _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
     r'[0-9a-fA-F]{12}$')
 _NAME_RE = re.compile(r'^[A-Z0-9_]+$')
+# The largest amount an allocation column holds (a signed 32-bit int).
+MAX_AMOUNT = 2147483647
 
 
 def bad_value(detail):
@@ -44,6 +46,12 @@ def resources(value):
             raise bad_value(
                 'Requested resource %s expected a positive integer amount, '
                 'got %r.' % (name, item.partition(':')[2]))
+        if amount > MAX_AMOUNT:
+            # No allocation can hold more, and the databases' integer
+            # columns would overflow on comparing.
+            raise bad_value(
+                'Requested resource %s amount %d is above the largest '
+                'possible, %d.' % (name, amount, MAX_AMOUNT))
         if name in result:
             raise bad_value('Resource class %s appears more than once in '
                             'resources=%s.' % (name, value))
