@@ -34,9 +34,10 @@ from resobj.tests.functional import db_base
 # The application of the file being run; gabbi's intercept asks for it.
 _APP = {}
 
-ENVIRON_UUIDS = ('RP_UUID', 'RP_UUID2', 'RP_UUID3', 'PARENT_UUID',
-                 'CHILD_UUID', 'CONSUMER_UUID', 'CONSUMER_UUID2',
-                 'CONSUMER_UUID3', 'AGG_UUID', 'AGG_UUID2', 'AGG_UUID3',
+ENVIRON_UUIDS = ('RP_UUID', 'RP_UUID2', 'RP_UUID3', 'RP_UUID4', 'SS_UUID',
+                 'PARENT_UUID', 'CHILD_UUID', 'CHILD_UUID2', 'CONSUMER_UUID',
+                 'CONSUMER_UUID2', 'CONSUMER_UUID3', 'AGG_UUID', 'AGG_UUID2',
+                 'AGG_UUID3',
                  'PROJECT_ID', 'USER_ID', 'PROJECT_ID2', 'USER_ID2')
 
 
