@@ -40,7 +40,7 @@ def shape(groups):
         (len(group['rc_amounts']), len(group['member_of']),
          bool(group['forbidden_aggs']), bool(group['forbidden_traits']),
          len(group['required_traits']) if group['use_same_provider'] else 0,
-         group['in_tree'] is not None)
+         group['in_tree'] is not None, bool(group['use_same_provider']))
         for group in groups)
 
 
@@ -79,14 +79,21 @@ def _list(name, big=False):
 
 def _group_clauses(i, group_shape):
     """Group ``i``'s per-provider conditions other than capacity."""
-    _classes, member_of, fagg, ftrait, required, in_tree = group_shape
+    _classes, member_of, fagg, ftrait, required, in_tree, single = \
+        group_shape
     clauses = []
     if in_tree:
         clauses.append(sql.RP.c.root_provider_id == _int('tree_%d' % i))
+    # As in placement, an aggregate of a root spans its tree for the
+    # group that may spread over the tree; a single-provider (suffixed)
+    # group's provider must be in the aggregate itself.
+    through_root = not single
     for n in range(member_of):
-        clauses.append(sql.in_aggregates(_list('agg_%d_%d' % (i, n))))
+        clauses.append(sql.in_aggregates(_list('agg_%d_%d' % (i, n)),
+                                         through_root))
     if fagg:
-        clauses.append(~sql.in_aggregates(_list('fagg_%d' % i)))
+        clauses.append(~sql.in_aggregates(_list('fagg_%d' % i),
+                                          through_root))
     if ftrait:
         # A provider with a forbidden trait can serve no part of the
         # group, whichever providers join it.

@@ -110,14 +110,18 @@ def _values(values):
     return sorted(set(values))
 
 
-def in_aggregates(aggregate_uuids):
+def in_aggregates(aggregate_uuids, through_root=True):
     """RP rows in any of the aggregates, directly or through their root.
 
     ``aggregate_uuids``: uuids, or an expanding bound parameter.
+    ``through_root=False``: direct membership only (placement's rule for
+    a suffixed candidate request group).
     """
     members = sa.select(RP_AGG.c.resource_provider_id).select_from(
         RP_AGG.join(AGG, AGG.c.id == RP_AGG.c.aggregate_id)).where(
         AGG.c.uuid.in_(_values(aggregate_uuids)))
+    if not through_root:
+        return RP.c.id.in_(members)
     return sa.or_(RP.c.id.in_(members), RP.c.root_provider_id.in_(members))
 
 

@@ -16,8 +16,9 @@ never a guess):
   tree or a sharing provider serving it, with ``group_policy`` ``none``
   or ``isolate``;
 * per group: required traits (any-of sets), forbidden traits,
-  ``member_of`` (any-of sets, the provider or its root), forbidden
-  aggregates, ``in_tree``; and ``limit``.
+  ``member_of`` (any-of sets) and forbidden aggregates (the provider or
+  its root for the unsuffixed group, the provider itself for a suffixed
+  one, as in placement), ``in_tree``; and ``limit``.
 
 Not supported: groups without resources (placement 1.35+ resourceless
 groups), ``root_required`` and ``same_subtree``, which this API has no
@@ -38,7 +39,9 @@ class RequestGroup:
     set. ``forbidden_traits``: names none of them may have.
     ``member_of``: a list of sets of aggregate uuids; each provider, or
     its root, must be in one aggregate of each set. ``forbidden_aggs``:
-    aggregate uuids neither a provider nor its root may be in.
+    aggregate uuids neither a provider nor its root may be in. With
+    ``use_same_provider`` the root does not count: the provider itself
+    must (not) be in the aggregates.
     ``in_tree``: a provider uuid; only providers of its tree.
     ``use_same_provider``: one provider takes the whole group; by
     default True for a suffixed group and False for the unsuffixed one,
