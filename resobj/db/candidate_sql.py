@@ -33,6 +33,10 @@ MAX_BOUND_IDS = 30000
 
 _CACHE_SIZE = 256
 
+# The largest limit bound into a LIMIT clause (a signed 32-bit int, which
+# every backend takes); a larger limit is no limit.
+MAX_LIMIT = 2147483647
+
 
 def shape(groups):
     """What the statements of ``groups`` depend on; hashable."""

@@ -394,6 +394,9 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         _served_roots(context, trait_ids.get(sql.SHARING_TRAIT)))
     isolate = group_policy == 'isolate'
     seen = set()
+    if limit is not None and limit > csql.MAX_LIMIT:
+        # More than any database holds, and more than its LIMIT binds.
+        limit = None
     if limit is None:
         search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
@@ -414,7 +417,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             used_roots |= search.used_roots
             if len(roots) < count:
                 break
-            after, count = roots[-1], count * 2
+            after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
     return {'allocation_requests': found,
             'provider_summaries': _summaries(context, used_roots)
             if found else {}}
