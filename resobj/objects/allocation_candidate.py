@@ -163,7 +163,8 @@ class AllocationCandidates:
         provider id order; only those are built and summarised).
         ``group_policy``: 'isolate' puts no two single-provider groups on
         one provider; None or 'none' allows it. ``allow_nested=False``
-        drops requests that use two providers of one tree (placement
+        drops requests that use two providers of one tree, and
+        summarises only the providers the requests use (placement
         before 1.29).
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names,

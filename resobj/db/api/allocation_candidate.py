@@ -152,7 +152,8 @@ class _Search:
         self.roots = None if roots is None else set(roots)
         self.root = {}
         self.uuid = {}
-        # The roots of the providers the returned requests use.
+        # The providers the returned requests use, and their roots.
+        self.used = set()
         self.used_roots = set()
         # (capacity, used, max_unit) by (rp_id, rc_id): only several
         # groups can put two amounts on one provider and class.
@@ -261,6 +262,7 @@ class _Search:
         """The request as returned: uuids and class names."""
         uuid, root, names = self.uuid, self.root, self.names
         for rp, _rc, _amount in items:
+            self.used.add(uuid[rp])
             self.used_roots.add(root[rp])
         return (sorted((uuid[rp], names[rc_id], amount)
                        for rp, rc_id, amount in items),
@@ -368,7 +370,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     providers serving that tree). ``group_policy='isolate'``: no two
     use_same_provider groups on one provider. ``allow_nested=False``
     drops requests using two providers of one tree (placement before
-    microversion 1.29).
+    microversion 1.29), and then summarises only the providers used.
 
     Returns {'allocation_requests': [([(rp_uuid, class, amount)],
     {suffix: [rp_uuid]})], 'provider_summaries':
@@ -400,13 +402,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if limit is None:
         search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
-        used_roots = search.used_roots
+        used, used_roots = search.used, search.used_roots
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used_roots, after, count = [], set(), 0, limit
+        found, used, used_roots, after, count = [], set(), set(), 0, limit
         while len(found) < limit:
             roots = _anchor_roots(context, request, after, count)
             if not roots:
@@ -414,10 +416,15 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             search = _search(context, request, roots)
             found += search.requests(limit - len(found), isolate,
                                      allow_nested, seen)
+            used |= search.used
             used_roots |= search.used_roots
             if len(roots) < count:
                 break
             after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
-    return {'allocation_requests': found,
-            'provider_summaries': _summaries(context, used_roots)
-            if found else {}}
+    summaries = _summaries(context, used_roots) if found else {}
+    if not allow_nested:
+        # Before placement 1.29 the summaries are those of the providers
+        # the requests use, not of their whole trees.
+        summaries = {uuid: summary for uuid, summary in summaries.items()
+                     if uuid in used}
+    return {'allocation_requests': found, 'provider_summaries': summaries}
