@@ -364,7 +364,8 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     amount}), ``required_traits`` (list of sets of names: each set needs
     one), ``forbidden_traits``, ``member_of`` (list of sets of aggregate
     uuids: the provider or its root in one of each; the provider itself
-    if ``use_same_provider``), ``forbidden_aggs`` (likewise), ``in_tree`` (a provider uuid or None) and
+    if ``use_same_provider``), ``forbidden_aggs`` (likewise),
+    ``in_tree`` (a provider uuid or None) and
     ``use_same_provider`` (one provider takes the whole group; otherwise
     the group may spread over one tree's providers and the sharing
     providers serving that tree). ``group_policy='isolate'``: no two
