@@ -39,6 +39,7 @@ def _examples(count):
 
 RP_UUID = uuidutils.generate_uuid()
 CHILD_UUID = uuidutils.generate_uuid()
+SHARED_UUID = uuidutils.generate_uuid()
 CONSUMER_UUID = uuidutils.generate_uuid()
 AGG_UUID = uuidutils.generate_uuid()
 UNKNOWN_UUID = uuidutils.generate_uuid()
@@ -255,6 +256,73 @@ def _queries(draw):
     return raw.encode('utf-8', 'surrogatepass').decode('latin-1')
 
 
+# GET /allocation_candidates: its parameters (suffixed too), with values
+# that mostly parse, so requests reach the search.
+_AC_KEYS = ['resources', 'resources1', 'resources2', 'resources_A',
+            'required', 'required1', 'required_A', 'member_of',
+            'member_of1', 'in_tree', 'in_tree1', 'limit', 'group_policy',
+            'root_required', 'same_subtree', 'resources1a', 'resources0',
+            'resources_' + 'A' * 65]
+_AC_COMMON_KEYS = ['required', 'member_of', 'limit', 'in_tree',
+                   'resources1', 'group_policy']
+_AC_CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_FUZZ', 'VGPU']
+_ac_classes = st.one_of(st.sampled_from(_AC_CLASSES),
+                        st.sampled_from(_AC_CLASSES + [
+                            'CUSTOM_NOPE', 'vcpu', '', 'VCPU:1']))
+_ac_amounts = st.one_of(
+    st.integers(min_value=1, max_value=40).map(str),
+    st.integers(min_value=1, max_value=4).map(str),
+    st.sampled_from(['0', '-1', '2147483647', '2147483648', '1' * 20,
+                     ' 1', '1.5']),
+    _garbage_text)
+_ac_resources = st.one_of(
+    st.lists(st.tuples(_ac_classes, _ac_amounts).map(':'.join),
+             min_size=1, max_size=4).map(','.join),
+    st.lists(st.tuples(st.sampled_from(_AC_CLASSES),
+                       st.integers(1, 8).map(str)).map(':'.join),
+             min_size=1, max_size=3, unique_by=lambda s: s.split(':')[0]
+             ).map(','.join))
+_ac_traits = st.lists(st.sampled_from(
+    ['CUSTOM_FUZZ_TRAIT', 'HW_CPU_X86_SSE', 'MISC_SHARES_VIA_AGGREGATE',
+     '!CUSTOM_FUZZ_TRAIT', '!HW_CPU_X86_SSE', 'CUSTOM_NOPE', 'in:', '!',
+     'in:HW_CPU_X86_SSE', 'lower']), min_size=1, max_size=3).map(','.join)
+_ac_aggregates = st.sampled_from(
+    [AGG_UUID, UNKNOWN_UUID, '!' + AGG_UUID,
+     'in:%s,%s' % (AGG_UUID, UNKNOWN_UUID), '!in:' + AGG_UUID,
+     AGG_UUID.upper(), AGG_UUID + ',' + UNKNOWN_UUID,
+     'in:', 'not-a-uuid'])
+_ac_values = {
+    'resources': _ac_resources, 'required': _ac_traits,
+    'member_of': _ac_aggregates,
+    'in_tree': st.sampled_from([RP_UUID, CHILD_UUID, SHARED_UUID,
+                                UNKNOWN_UUID, 'x', '']),
+    'limit': st.one_of(st.sampled_from(['1', '2', '0', '-1', 'abc', '',
+                                        '99999999999999999999']),
+                       st.integers(min_value=1, max_value=5).map(str)),
+    'group_policy': st.sampled_from(['none', 'isolate', 'all', '']),
+    'root_required': _ac_traits,
+    'same_subtree': st.sampled_from(['_A', '_A,1', '1', '']),
+}
+
+
+@st.composite
+def _ac_queries(draw):
+    """A query string for GET /allocation_candidates."""
+    pairs = [('resources', draw(_ac_resources))] if draw(
+        st.integers(0, 3)) else []
+    keys = st.one_of(st.sampled_from(_AC_COMMON_KEYS),
+                     st.sampled_from(_AC_COMMON_KEYS),
+                     st.sampled_from(_AC_KEYS))
+    for key in draw(st.lists(keys, max_size=3)):
+        base = next((name for name in _ac_values if key.startswith(name)),
+                    None)
+        value = draw(st.one_of(_ac_values[base], _ac_values[base],
+                               _ac_values[base], _garbage_text)
+                     if base else _garbage_text)
+        pairs.append((key, value))
+    return urllib.parse.urlencode(pairs)
+
+
 _versions = st.one_of(
     st.none(),
     st.integers(min_value=0, max_value=40).map(
@@ -322,6 +390,22 @@ class TestFuzz(base.TestCase):
             'traits': ['CUSTOM_FUZZ_TRAIT', 'HW_CPU_X86_SSE']})
         self._json('PUT', '/resource_providers/%s/aggregates' % RP_UUID, {
             'resource_provider_generation': 2, 'aggregates': [AGG_UUID]})
+        # A GPU child and a sharing disk pool, so candidate searches
+        # take their nested and sharing paths.
+        self._json('PUT', '/resource_providers/%s/inventories'
+                   % CHILD_UUID, {'resource_provider_generation': 0,
+                                  'inventories': {'VGPU': {'total': 4}}})
+        self._json('POST', '/resource_providers',
+                   {'name': 'fuzzed pool', 'uuid': SHARED_UUID})
+        self._json('PUT', '/resource_providers/%s/inventories'
+                   % SHARED_UUID, {'resource_provider_generation': 0,
+                                   'inventories': {'DISK_GB': {'total': 50}}})
+        self._json('PUT', '/resource_providers/%s/traits' % SHARED_UUID, {
+            'resource_provider_generation': 1,
+            'traits': ['MISC_SHARES_VIA_AGGREGATE']})
+        self._json('PUT', '/resource_providers/%s/aggregates' % SHARED_UUID,
+                   {'resource_provider_generation': 2,
+                    'aggregates': [AGG_UUID]})
         self._json('PUT', '/allocations/%s' % CONSUMER_UUID, {
             'allocations': {RP_UUID: {'resources': {'VCPU': 2}}},
             'project_id': 'fuzz-project', 'user_id': 'fuzz-user',
@@ -386,6 +470,16 @@ class TestFuzz(base.TestCase):
         path, method = path_method
         self._request(path, method, None, query, version, None, None,
                       'admin')
+
+    @settings(max_examples=_examples(400), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(_ac_queries(), st.one_of(
+        st.integers(min_value=24, max_value=39),
+        st.integers(min_value=0, max_value=39)))
+    def test_allocation_candidate_queries(self, query, minor):
+        """GET /allocation_candidates with its parameters, any version."""
+        self._request('/allocation_candidates', 'GET', None, query,
+                      'placement 1.%d' % minor, None, None, 'admin')
 
     @settings(max_examples=_examples(500), deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
