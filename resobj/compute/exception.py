@@ -19,9 +19,11 @@ class ComputeResourcesUnavailable(exception.Conflict):
 
     def __init__(self, message=None, shortages=(), **kwargs):
         self.shortages = list(shortages)
-        kwargs.setdefault('reasons', '; '.join(
-            '%(resource_class)s on %(provider)s: requested %(requested)d, '
-            'free %(free)d, short by %(short)d' % s for s in self.shortages))
+        if 'reasons' not in kwargs:
+            kwargs['reasons'] = '; '.join(
+                '%(resource_class)s on %(provider)s: requested '
+                '%(requested)d, free %(free)d, short by %(short)d' % s
+                for s in self.shortages)
         super().__init__(message, **kwargs)
 
 
@@ -30,9 +32,10 @@ class PciDeviceRequestFailed(ComputeResourcesUnavailable):
                '%(reasons)s')
 
     def __init__(self, message=None, shortages=(), **kwargs):
-        kwargs.setdefault('reasons', '; '.join(
-            '%(spec)s: requested %(requested)d, available %(free)d, short '
-            'by %(short)d' % s for s in shortages))
+        if 'reasons' not in kwargs:
+            kwargs['reasons'] = '; '.join(
+                '%(spec)s: requested %(requested)d, available %(free)d, '
+                'short by %(short)d' % s for s in shortages)
         super().__init__(message, shortages=shortages, **kwargs)
 
 

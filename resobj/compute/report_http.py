@@ -32,12 +32,12 @@ CONCURRENT_UPDATE = 'placement.concurrent_update'
 class HTTPReportClient(report.ReportClient):
 
     def __init__(self, url, token='admin', timeout=30.0, retries=5,
-                 backoff=0.2, session=None):
+                 backoff=0.2, http=None):
         self.url = url.rstrip('/')
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
-        self._session = session or requests.Session()
+        self._http = http or requests.Session()
         self._headers = {
             'X-Auth-Token': token,
             'OpenStack-API-Version': 'placement %s' % MICROVERSION,
@@ -62,7 +62,7 @@ class HTTPReportClient(report.ReportClient):
         last = None
         for attempt in range(1, self.retries + 1):
             try:
-                response = self._session.request(
+                response = self._http.request(
                     method, url, json=body, headers=headers,
                     timeout=self.timeout)
             except (requests.ConnectionError, requests.Timeout) as exc:

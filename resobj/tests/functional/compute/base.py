@@ -68,9 +68,10 @@ class TrackerTestCase(db_base.DBTestCase):
 
     def instance(self, flavor=None, booted_from_volume=False, **kw):
         flavor = flavor or self.flavor()
+        kw.setdefault('vm_state', 'building')
         instance = objects.Instance(
             self.context, uuid=uuidutils.generate_uuid(),
-            project_id=PROJECT, user_id=USER, vm_state='building',
+            project_id=PROJECT, user_id=USER,
             vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
             root_gb=flavor.root_gb, ephemeral_gb=flavor.ephemeral_gb,
             flavor=flavor, booted_from_volume=booted_from_volume, **kw)
