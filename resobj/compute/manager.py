@@ -82,8 +82,15 @@ class ComputeManager:
                                   new_flavor or instance.flavor,
                                   pci_requests=pci_requests)
         with claim:
+            self._source_follows(context, instance, claim.migration)
             self._finish(context, instance, claim.migration, dest)
         return claim.migration
+
+    def _source_follows(self, context, instance, migration):
+        source = self.trackers.get((migration.source_compute,
+                                    migration.source_node))
+        if source is not None:
+            source.track_outgoing(context, instance, migration)
 
     def _finish(self, context, instance, migration, dest):
         source = self.trackers.get((migration.source_compute,
@@ -190,6 +197,7 @@ class ComputeManager:
             raise
         migration.status = LIVE_RUNNING
         migration.save()
+        self._source_follows(context, instance, claim.migration)
         self._post_live_migration(context, instance, claim.migration, dest)
         return claim.migration
 

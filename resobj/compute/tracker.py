@@ -378,6 +378,25 @@ class ResourceTracker:
         else:
             self._untrack(instance.uuid)
 
+    def track_outgoing(self, context, instance, migration):
+        """This node is a move's source: hold the migration consumer.
+
+        The destination's claim moved the instance consumer away and
+        gave its old allocations to the migration consumer; the source
+        follows in memory now rather than at its next audit.
+        """
+        with self.lock:
+            if migration.source_compute == migration.dest_compute and \
+                    migration.source_node == migration.dest_node:
+                return
+            held = self.client.get_allocations(migration.uuid)
+            self._untrack(instance.uuid)
+            self.tracked[migration.uuid] = (
+                held.allocations, instance.project_id, instance.user_id,
+                instance.uuid)
+            self.usage.set(migration.uuid,
+                           pl.on_provider(held.allocations, self.provider))
+
     def adopt(self, instance):
         """Start tracking an instance that arrived (finish of a move)."""
         with self.lock:
