@@ -5,6 +5,7 @@
 * ``resobj.objects`` never imports the HTTP layer or the commands;
 * ``resobj.compute`` never imports ``resobj.db``, oslo.db or SQLAlchemy,
   nor reaches a session or the enginefacade (it uses objects only);
+* the HTTP handlers never import ``resobj.db`` (they use objects only);
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
   reader/writer decorator of the facade.
@@ -24,6 +25,8 @@ FORBIDDEN = {
     'resobj.objects': ('resobj.api', 'resobj.cmd'),
     'resobj.compute': ('resobj.db', 'oslo_db', 'sqlalchemy', 'resobj.api',
                        'resobj.cmd'),
+    # Handlers reach the database only through objects.
+    'resobj.api.handlers': ('resobj.db', 'resobj.cmd'),
 }
 # Names through which code would reach the database without importing
 # resobj.db (e.g. a context's session, or a facade handed in).
