@@ -292,6 +292,9 @@ def _summary(args, stats, elapsed, final_audits, rows, report):
         print('  %-13s %s' % (kind, ', '.join(
             '%s %d' % (outcome, n) for (k, outcome), n in
             sorted(stats.by_kind.items()) if k == kind)))
+    if stats.refusals:
+        print('  refusals: %s' % ', '.join(
+            '%s %d' % item for item in sorted(stats.refusals.items())))
     if audits:
         audits.sort()
         print('audit time per node: mean %.1f ms, median %.1f ms, max %.1f '

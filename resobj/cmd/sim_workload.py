@@ -77,6 +77,7 @@ class Stats:
         self.done = 0
         self.by_kind = {}
         self.refused = 0
+        self.refusals = {}
         self.errors = []
         self.audits = []
 
@@ -87,6 +88,7 @@ class Stats:
             self.by_kind[key] = self.by_kind.get(key, 0) + 1
             if outcome == 'refused':
                 self.refused += 1
+                self.refusals[detail] = self.refusals.get(detail, 0) + 1
             elif outcome == 'error':
                 self.errors.append('%s: %s' % (kind, detail))
 
@@ -119,8 +121,8 @@ class Worker(threading.Thread):
             try:
                 outcome = getattr(self, '_' + kind)()
                 self.stats.record(kind, outcome)
-            except REFUSALS:
-                self.stats.record(kind, 'refused')
+            except REFUSALS as exc:
+                self.stats.record(kind, 'refused', type(exc).__name__)
             except Exception as exc:  # reported, and the run fails
                 self.stats.record(kind, 'error', '%s: %s' % (
                     type(exc).__name__, exc))
