@@ -91,6 +91,11 @@ class ResourceTracker:
                     node=self.nodename, provider=self.node.uuid)
             self.sharing_provider = found[0]
 
+    def _ready(self, context):
+        """A claim before the first audit runs that audit first."""
+        if self.node is None:
+            self.update_available_resource(context)
+
     def _pci_total(self):
         return sum(1 for d in self.pci_devices
                    if d.dev_type == pl.PCI_COUNTED_TYPE and
@@ -165,6 +170,7 @@ class ResourceTracker:
         allocations, sets the instance's host and node.
         """
         with self.lock:
+            self._ready(context)
             devices = pci.select(self.pci_devices, pci_requests,
                                  self.nodename, instance.uuid)
             counted = sum(1 for d in devices
@@ -249,6 +255,7 @@ class ResourceTracker:
         source, in one atomic write.
         """
         with self.lock:
+            self._ready(context)
             same_node = (instance.host == self.host and
                          instance.node == self.nodename)
             devices = [] if same_node else pci.select(

@@ -1,6 +1,8 @@
 """Claims through the tracker, on every backend, with the payload rules."""
 
 from resobj.compute import exception
+from resobj.compute import fake_driver
+from resobj.compute import tracker as rt
 from resobj import objects
 from resobj.tests.functional.compute import base
 
@@ -27,6 +29,17 @@ class TestInstanceClaim(base.TrackerTestCase):
         self.assertEqual((2, 2048, 27), (node.vcpus_used,
                                          node.memory_mb_used,
                                          node.local_gb_used))
+
+    def test_claim_before_the_first_audit_audits_first(self):
+        self.add_service('early')
+        tracker = rt.ResourceTracker('early', 'early',
+                                     fake_driver.FakeDriver('early'),
+                                     self.client)
+        inst = self.instance()
+        tracker.instance_claim(self.context, inst)
+        self.assertEqual({tracker.provider: {'VCPU': 2, 'MEMORY_MB': 2048,
+                                             'DISK_GB': 20}},
+                         self.allocations(inst.uuid))
 
     def test_boot_from_volume_holds_no_root_disk(self):
         tracker = self.tracker()
