@@ -370,6 +370,21 @@ class ResourceTracker:
         instance.node = migration.source_node
         instance.flavor = instance.old_flavor or instance.flavor
         self._end_migration(instance, migration, 'reverted')
+        try:
+            self._give_back(instance, migration, held, current)
+        except exception.AllocationConflict as exc:
+            # The rows already say reverted; an audit that raced with
+            # this moved a generation. The audits of both nodes put the
+            # allocations right from those rows.
+            LOG.warning('Revert of %s: allocations left to the next '
+                        'audit (%s)', instance.uuid, exc)
+        self._untrack(migration.uuid)
+        if same_node:
+            self._track(instance.uuid, held.allocations, instance)
+        else:
+            self._untrack(instance.uuid)
+
+    def _give_back(self, instance, migration, held, current):
         self.client.replace_allocations({
             instance.uuid: {'allocations': held.allocations,
                             'project_id': instance.project_id,
@@ -379,11 +394,6 @@ class ResourceTracker:
                              'project_id': instance.project_id,
                              'user_id': instance.user_id,
                              'generation': held.generation}})
-        self._untrack(migration.uuid)
-        if same_node:
-            self._track(instance.uuid, held.allocations, instance)
-        else:
-            self._untrack(instance.uuid)
 
     def track_outgoing(self, context, instance, migration):
         """This node is a move's source: hold the migration consumer.
@@ -494,10 +504,18 @@ class ResourceTracker:
             self._write(consumer, payload, project, user, generation)
         for consumer in sorted(set(held) - set(wanted)):
             entry = held[consumer]
+            project, user = entry.project_id, entry.user_id
+            if project is None:
+                # A provider's allocation listing does not name owners
+                # over HTTP; the write must restate them. The generation
+                # stays the one read before the instances.
+                owner = self.client.get_allocations(consumer)
+                project, user = owner.project_id, owner.user_id
+            if project is None:
+                continue  # gone meanwhile
             LOG.info('Deleting stale allocations of %s on %s', consumer,
                      self.nodename)
-            self._write(consumer, {}, entry.project_id or 'unknown',
-                        entry.user_id or 'unknown', entry.generation)
+            self._write(consumer, {}, project, user, entry.generation)
 
     def _write(self, consumer, payload, project, user, generation):
         try:
