@@ -284,6 +284,23 @@ class TestHTTPTransport(base.TrackerTestCase):
                           client.get_usages, 'x')
         self.assertEqual(1, logs.output.count('Placement unreachable'))
 
+    def test_timeouts_are_retried_too(self):
+        # A server that accepts connections and never answers.
+        listener = socket.socket()
+        listener.bind(('127.0.0.1', 0))
+        listener.listen(8)
+        self.addCleanup(listener.close)
+        logs = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.compute.report_http.time.sleep', lambda s: None))
+        client = report_http.HTTPReportClient(
+            'http://127.0.0.1:%d' % listener.getsockname()[1], retries=2,
+            timeout=0.2)
+        exc = self.assertRaises(exception.PlacementUnavailable,
+                                client.get_usages, 'x')
+        self.assertIn('timed out', str(exc))
+        self.assertEqual(1, logs.output.count('Placement unreachable'))
+
     def test_recovers_when_the_service_comes_back(self):
         server = self.useFixture(APIServerFixture())
         client = report_http.HTTPReportClient(server.url)
