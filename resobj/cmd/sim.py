@@ -119,6 +119,8 @@ def _configure(database):
     conf([], project='resobj', default_config_files=[],
          default_config_dirs=[])
     conf.set_override('connection', database, group='database')
+    # 1500 MB of reserved disk is 2 GB of reserved DISK_GB (rounded up).
+    conf.set_override('reserved_host_disk_mb', 1500, group='compute')
     facade.configure(conf)
     db_migration.db_sync()
     ctx = resobj_context.get_admin_context()
@@ -129,7 +131,7 @@ def _configure(database):
     return conf, ctx
 
 
-def _setup_cloud(ctx, client, nodes, shared_every):
+def _setup_cloud(conf, ctx, client, nodes, shared_every):
     """Services, a shared pool, flavors and one tracker per node."""
     flavors = []
     for name, vcpus, mem, root, eph, swap in FLAVORS:
@@ -164,9 +166,8 @@ def _setup_cloud(ctx, client, nodes, shared_every):
             host, vcpus=32, memory_mb=65536,
             local_gb=100 if shared else 1000, shared_storage=shared,
             pci_devices=pci, uuid=uuid)
-        tracker = rt.ResourceTracker(host, host, driver, client,
-                                     reserved_memory_mb=512,
-                                     reserved_disk_mb=1024)
+        tracker = rt.ResourceTracker.from_conf(conf, host, host, driver,
+                                               client)
         tracker.update_available_resource(ctx)
         trackers[(host, host)] = tracker
     return flavors, pool, trackers
@@ -244,7 +245,7 @@ def main(argv=None):
         tmpdir.name, 'resobj.sqlite')
     api = None
     try:
-        _conf, ctx = _configure(database)
+        conf, ctx = _configure(database)
         if args.in_process:
             client, mode = report_local.LocalReportClient(ctx), 'in-process'
         else:
@@ -256,7 +257,7 @@ def main(argv=None):
         print('%s: %d nodes, %d operations, placement via %s, database %s'
               % (PROG, args.nodes, args.ops, mode, database),
               file=sys.stderr)
-        flavors, pool, trackers = _setup_cloud(ctx, client, args.nodes,
+        flavors, pool, trackers = _setup_cloud(conf, ctx, client, args.nodes,
                                                args.shared_every)
         manager = compute_manager.ComputeManager(trackers)
         stats, registry, elapsed = sim_workload.run(

@@ -23,6 +23,7 @@ from resobj.compute import exception
 from resobj.compute import payload as pl
 from resobj.compute import pci
 from resobj.compute import usage
+from resobj.conf import compute as compute_conf
 from resobj import exception as resobj_exc
 from resobj import objects
 
@@ -51,6 +52,12 @@ class ResourceTracker:
         # consumer uuid -> (payload, project_id, user_id)
         self.tracked = {}
         self.last_audit_seconds = None
+
+    @classmethod
+    def from_conf(cls, conf, host, nodename, driver, client):
+        """A tracker with the reserved amounts of ``conf``'s [compute]."""
+        return cls(host, nodename, driver, client,
+                   **compute_conf.reserved(conf))
 
     # Node state.
 

@@ -1,9 +1,12 @@
 """Capacity and claim checks (resobj.compute.usage), without a DB."""
 
 from resobj.compute import exception
+from resobj.compute import fake_driver
+from resobj.compute import tracker as rt
 from resobj.compute import usage
 from resobj import objects
 from resobj.tests import base
+from resobj.tests import fixtures as resobj_fixtures
 
 objects.register_all()
 
@@ -81,3 +84,15 @@ class TestNodeUsage(base.TestCase):
                          held.totals(include_orphans=False))
         held.remove('a')
         self.assertEqual({'VCPU': 1, 'MEMORY_MB': 256}, held.totals())
+
+
+class TestReservedFromConf(base.TestCase):
+
+    def test_reserved_disk_mb_becomes_gb_rounded_up(self):
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(group='compute', reserved_host_cpus=1,
+                    reserved_host_memory_mb=2048, reserved_host_disk_mb=1500)
+        tracker = rt.ResourceTracker.from_conf(
+            conf.conf, 'h', 'n', fake_driver.FakeDriver('n'), client=None)
+        self.assertEqual({'vcpus': 1, 'memory_mb': 2048, 'local_gb': 2},
+                         tracker.reserved)
