@@ -246,7 +246,30 @@ def _ensure_consumer(context, request):
                  'consumer %s' % (expected, row['generation'],
                                   request['consumer_uuid']),
             generation=expected)
+    _update_owner(context, row, request)
     return row
+
+
+def _update_owner(context, row, request):
+    """Give an existing consumer the request's project, user and type.
+
+    A client may name another owner than the stored one (an allocation
+    written before 1.8 has the incomplete-consumer placeholders, which a
+    later write fills in); the newest request wins, as in placement. The
+    generation is not bumped here: replace_all bumps it once.
+    """
+    changes = {}
+    if request['project_id'] != row['project_external_id']:
+        changes['project_id'] = consumer_db.get_or_create_project(
+            context, request['project_id'])['id']
+    if request['user_id'] != row['user_external_id']:
+        changes['user_id'] = consumer_db.get_or_create_user(
+            context, request['user_id'])['id']
+    consumer_type = request.get('consumer_type')
+    if consumer_type is not None and consumer_type != row['consumer_type']:
+        changes['consumer_type'] = consumer_type
+    if changes:
+        consumer_db.update(context, row['id'], row['generation'], changes)
 
 
 @facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
