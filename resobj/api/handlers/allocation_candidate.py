@@ -95,7 +95,6 @@ def _format_request(version, request):
 
 
 def _format_summary(version, summary, requested):
-    # summary.resources: {class: (capacity, used)}.
     resources = {rc: {'capacity': capacity, 'used': used}
                  for rc, (capacity, used) in summary.resources.items()
                  if version >= (1, 27) or rc in requested}
