@@ -130,8 +130,11 @@ def list_allocation_candidates(req):
         candidates = ac_obj.AllocationCandidates.get_by_requests(
             util.context(req), groups, limit=limit, group_policy=policy,
             allow_nested=version >= (1, 29))
+    except exception.ResourceProviderNotFound:
+        # An unknown in_tree provider has no tree to search: placement
+        # answers with no candidates, not an error.
+        candidates = ac_obj.AllocationCandidates([], {})
     except (exception.ResourceClassNotFound, exception.TraitNotFound,
-            exception.ResourceProviderNotFound,
             exception.UnsupportedCandidateRequest) as exc:
         raise errors.bad_request(str(exc))
     requested = set().union(*(g.resources for g in groups))
