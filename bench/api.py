@@ -1,0 +1,221 @@
+"""The same HTTP workload against resobj-api and the reference service.
+
+The reference is openstack-placement 16.0.0 from PyPI, installed at run
+time in its own virtualenv (default ~/.cache/resobj-bench/placement-venv,
+reused when present). Both services run in turn, alone, under the same
+gunicorn settings, with noauth2, each on a fresh database of the chosen
+engine; each gets the same requests (bench/apiload.py) and every answer
+is checked. Prints one table: rate and median latency per service, the
+server processes' CPU per request, the ratio resobj / reference (higher
+means resobj is faster) and the wrong answers per service.
+
+    python bench/api.py --backend sqlite
+    python bench/api.py --backend postgresql --json > result.json
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+
+import apiload
+import apiserve
+
+# Targets from issue 5, as resobj/reference speed ratios.
+TARGETS = {
+    'claim, sequential': 5, 'claim, 4 clients': 5,
+    'GET /allocation_candidates': 8,
+    'GET /allocation_candidates limit=50': 20,
+    'GET /resource_providers/{u}/usages': 3,
+    'GET /usages?project_id= (1.39)': 3,
+    'GET /usages?project_id= (1.37)': 3,
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--backend', choices=('sqlite', 'postgresql'),
+                   default='sqlite')
+    p.add_argument('--providers', type=int, default=1000)
+    p.add_argument('--claims', type=int, default=1000,
+                   help='claims per claim phase (sequential, concurrent)')
+    p.add_argument('--clients', type=int, default=4,
+                   help='client processes in the concurrent claim phase')
+    p.add_argument('--candidates-repeat', type=int, default=20,
+                   help='requests per allocation-candidates query')
+    p.add_argument('--usages-repeat', type=int, default=100,
+                   help='GET /usages requests per microversion')
+    p.add_argument('--workers', type=int, default=2,
+                   help='gunicorn workers, for both services')
+    p.add_argument('--worker-class', default='gthread',
+                   help='gunicorn worker class, for both services '
+                        '(gthread keeps connections alive)')
+    # 2 workers x 4 threads with 30 s keep-alive are resobj-api's own
+    # defaults ([api] workers, threads, keepalive).
+    p.add_argument('--threads', type=int, default=4,
+                   help='threads per gunicorn worker, for both services')
+    p.add_argument('--only', choices=('resobj', 'reference'))
+    p.add_argument('--reference-venv', default=os.path.expanduser(
+        '~/.cache/resobj-bench/placement-venv'))
+    p.add_argument('--keep', action='store_true',
+                   help='keep the work directory (configs, server logs, '
+                        'SQLite files)')
+    p.add_argument('--json', action='store_true',
+                   help='print the figures as JSON instead of a table')
+    p.add_argument('--from-json', metavar='FILE',
+                   help='print the table of an earlier --json run; '
+                        'runs nothing')
+    return p.parse_args(argv)
+
+
+def run_service(args, name, workdir, port):
+    db_name = 'resobj_bench_%s' % name
+    url = apiserve.fresh_database(args.backend, db_name, workdir)
+    if name == 'reference':
+        python = apiserve.ensure_reference_venv(args.reference_venv, log)
+        service = apiserve.reference_service(python, url, workdir)
+    else:
+        service = apiserve.resobj_service(url, workdir)
+    log('%s: starting on %s (%s)' % (name, url, service.app))
+    service.start(port, args.workers, args.worker_class, args.threads)
+    try:
+        workload = apiload.Workload(
+            service.url, args.providers, args.claims, args.clients,
+            args.candidates_repeat, args.usages_repeat, service.cpu_seconds,
+            log)
+        ops = workload.run()
+        errors = [line for line in service.log_tail(10 ** 6).splitlines()
+                  if 'Traceback (most recent call last)' in line]
+    finally:
+        service.stop()
+        apiserve.drop_database(args.backend, url)
+    return {'command': service.command, 'database': url,
+            'server_log_errors': len(errors),
+            'operations': [op.as_dict() for op in ops]}
+
+
+def machine():
+    load = os.getloadavg()
+    return {'date': datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec='seconds'), 'host': platform.node(),
+        'cpus': os.cpu_count(), 'python': platform.python_version(),
+        'load_average': [round(x, 2) for x in load]}
+
+
+def _fmt(value, spec):
+    return '-' if value is None else format(value, spec)
+
+
+def table(result):
+    ref = result['services'].get('reference', {}).get('operations', [])
+    res = result['services'].get('resobj', {}).get('operations', [])
+    names = [o['operation'] for o in (ref or res)]
+    by = {'reference': {o['operation']: o for o in ref},
+          'resobj': {o['operation']: o for o in res}}
+    head = ('| operation | n | reference req/s | p50 ms | CPU ms/req '
+            '| resobj req/s | p50 ms | CPU ms/req | ratio | target '
+            '| wrong ref/resobj |')
+    lines = [head, '|' + '---|' * 11]
+    for name in names:
+        a = by['reference'].get(name, {})
+        b = by['resobj'].get(name, {})
+        ratio = (b['rate'] / a['rate']
+                 if a.get('rate') and b.get('rate') else None)
+        target = TARGETS.get(name.replace(
+            '%d clients' % result['args']['clients'], '4 clients'))
+        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s '
+                     '| %s/%s |' % (
+                         name, (a or b).get('requests', '-'),
+                         _fmt(a.get('rate'), '.1f'),
+                         _fmt(a.get('p50_ms'), '.1f'),
+                         _fmt(a.get('cpu_ms_per_request'), '.1f'),
+                         _fmt(b.get('rate'), '.1f'),
+                         _fmt(b.get('p50_ms'), '.1f'),
+                         _fmt(b.get('cpu_ms_per_request'), '.1f'),
+                         _fmt(ratio, '.1f') + ('x' if ratio else ''),
+                         '>= %dx' % target if target else '',
+                         a.get('wrong', '-'), b.get('wrong', '-')))
+    return '\n'.join(lines)
+
+
+def wrong_answers(result):
+    lines = []
+    for name, service in result['services'].items():
+        for op in service['operations']:
+            for ex in op['examples']:
+                lines.append('%s: %s -> %s (expected %s, %s): %s' % (
+                    name, ex['request'], ex['status'], ex['expected'],
+                    ex['why'], ' '.join(ex['body'].split())[:300]))
+        if service['server_log_errors']:
+            lines.append('%s: %d tracebacks in the server log'
+                         % (name, service['server_log_errors']))
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.from_json:
+        with open(args.from_json) as f:
+            report(json.load(f))
+        return
+    services = ['reference', 'resobj']
+    if args.only:
+        services = [args.only]
+    workdir = tempfile.mkdtemp(prefix='resobj-bench-api-')
+    port = apiserve.free_port()
+    result = {'args': vars(args), 'before': machine(), 'services': {},
+              'gunicorn': apiserve.gunicorn_version()}
+    try:
+        for name in services:
+            result['services'][name] = run_service(args, name, workdir,
+                                                   port)
+    finally:
+        if args.keep:
+            log('work directory kept: %s' % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    result['after'] = machine()
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        report(result)
+
+
+def report(result):
+    args = argparse.Namespace(**result['args'])
+    b, a = result['before'], result['after']
+    print('%s, %s, %d CPUs, Python %s, load average %s before, %s after'
+          % (b['date'], b['host'], b['cpus'], b['python'],
+             ' '.join(map(str, b['load_average'])),
+             ' '.join(map(str, a['load_average']))))
+    print('backend %s, %d providers, %d claims per claim phase, '
+          'gunicorn %s: %d workers, %s, %d thread(s)'
+          % (args.backend, args.providers, args.claims,
+             result.get('gunicorn', '?'), args.workers, args.worker_class,
+             args.threads))
+    print()
+    print(table(result))
+    print()
+    print('req/s counts correct answers only (sequential phases: per second '
+          'of summed latency; concurrent: per second from first request to '
+          'last answer); ratio = resobj req/s / reference req/s; CPU = user '
+          '+ system time of the gunicorn master and workers (the database '
+          'server not included) per request.')
+    examples = wrong_answers(result)
+    if examples:
+        print()
+        print('Wrong answers (first %d per operation):'
+              % apiload.KEEP_EXAMPLES)
+        print(examples)
+
+
+if __name__ == '__main__':
+    main()
