@@ -89,7 +89,7 @@ def run_service(args, name, workdir, port):
     try:
         workload = apiload.Workload(
             service.url, args.providers, args.claims, args.clients,
-            args.candidates_repeat, args.usages_repeat, service.cpu_seconds,
+            args.candidates_repeat, args.usages_repeat, service,
             log)
         ops = workload.run()
         errors = [line for line in service.log_tail(10 ** 6).splitlines()
@@ -114,6 +114,13 @@ def _fmt(value, spec):
     return '-' if value is None else format(value, spec)
 
 
+def _cpu(op):
+    app, db = op.get('cpu_ms_per_request'), op.get('db_cpu_ms_per_request')
+    if app is None:
+        return '-'
+    return '%.1f' % app if not db else '%.1f+%.1f' % (app, db)
+
+
 def table(result):
     ref = result['services'].get('reference', {}).get('operations', [])
     res = result['services'].get('resobj', {}).get('operations', [])
@@ -136,10 +143,10 @@ def table(result):
                          name, (a or b).get('requests', '-'),
                          _fmt(a.get('rate'), '.1f'),
                          _fmt(a.get('p50_ms'), '.1f'),
-                         _fmt(a.get('cpu_ms_per_request'), '.1f'),
+                         _cpu(a),
                          _fmt(b.get('rate'), '.1f'),
                          _fmt(b.get('p50_ms'), '.1f'),
-                         _fmt(b.get('cpu_ms_per_request'), '.1f'),
+                         _cpu(b),
                          _fmt(ratio, '.1f') + ('x' if ratio else ''),
                          '>= %dx' % target if target else '',
                          a.get('wrong', '-'), b.get('wrong', '-')))
@@ -207,8 +214,9 @@ def report(result):
     print('req/s counts correct answers only (sequential phases: per second '
           'of summed latency; concurrent: per second from first request to '
           'last answer); ratio = resobj req/s / reference req/s; CPU = user '
-          '+ system time of the gunicorn master and workers (the database '
-          'server not included) per request.')
+          '+ system time of the gunicorn master and workers per request, '
+          '+ that of the PostgreSQL backends serving the service\'s '
+          'database (SQLite runs inside the workers).')
     examples = wrong_answers(result)
     if examples:
         print()

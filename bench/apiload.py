@@ -37,6 +37,7 @@ class Op(object):
         # Concurrent phases: first request sent to last answer received.
         self.span = None
         self.cpu = None
+        self.db_cpu = None
 
     def record_wrong(self, method, path, expected, response, why):
         self.wrong += 1
@@ -71,6 +72,7 @@ class Op(object):
                 'mean_ms': 1000 * sum(lat) / n})
             if self.cpu is not None:
                 out['cpu_ms_per_request'] = 1000 * self.cpu / n
+                out['db_cpu_ms_per_request'] = 1000 * self.db_cpu / n
         return out
 
 
@@ -136,7 +138,7 @@ class Workload(object):
     """The sequence of phases; each phase fills one Op."""
 
     def __init__(self, url, providers, claims, clients, candidates_repeat,
-                 usages_repeat, cpu_seconds, log):
+                 usages_repeat, cpu, log):
         self.client = Client(url)
         self.url = url
         self.n_providers = providers
@@ -144,7 +146,7 @@ class Workload(object):
         self.n_clients = clients
         self.candidates_repeat = candidates_repeat
         self.usages_repeat = usages_repeat
-        self.cpu_seconds = cpu_seconds
+        self.cpu = cpu
         self.log = log
         self.ops = []
         self.providers = [str(uuid.uuid4()) for _ in range(providers)]
@@ -157,11 +159,11 @@ class Workload(object):
     def phase(self, name, body):
         op = Op(name)
         self.log('  %s' % name)
-        cpu = self.cpu_seconds()
+        cpu = self.cpu.cpu_snapshot()
         start = time.perf_counter()
         body(op)
         op.wall = time.perf_counter() - start
-        op.cpu = self.cpu_seconds() - cpu
+        op.cpu, op.db_cpu = self.cpu.cpu_since(cpu)
         self.ops.append(op)
         return op
 

@@ -96,8 +96,10 @@ def drop_database(backend, url):
 class Service(object):
     """One service: its config, schema sync and gunicorn process."""
 
-    def __init__(self, name, python, app, env, workdir):
+    def __init__(self, name, python, app, env, workdir, db_url):
         self.name = name
+        self.db_name = (db_url.rsplit('/', 1)[1]
+                        if db_url.startswith('postgresql') else None)
         self.python = python
         self.app = app
         self.env = env
@@ -150,14 +152,50 @@ class Service(object):
         master = psutil.Process(self.proc.pid)
         return [master] + master.children(recursive=True)
 
-    def cpu_seconds(self):
-        """User + system CPU of the master and its workers so far."""
-        total = 0.0
-        for proc in self.pids():
+    def db_pids(self):
+        """PostgreSQL backends serving this service's database.
+
+        Their CPU is the database's share of each request; with SQLite
+        that work happens inside the workers and is counted there.
+        """
+        if not self.db_name:
+            return []
+        import psycopg2
+        conn = psycopg2.connect(PG_ADMIN_URL)
+        try:
+            with conn.cursor() as cur:
+                cur.execute('SELECT pid FROM pg_stat_activity '
+                            'WHERE datname = %s', (self.db_name,))
+                pids = [row[0] for row in cur.fetchall()]
+        finally:
+            conn.close()
+        procs = []
+        for pid in pids:
             with contextlib.suppress(psutil.Error):
-                times = proc.cpu_times()
-                total += times.user + times.system
-        return total
+                procs.append(psutil.Process(pid))
+        return procs
+
+    def cpu_snapshot(self):
+        """{pid: user + system seconds} of the server and its database.
+
+        Diffed per pid, so a process started during a phase counts from
+        zero and one that ended during it is lost (neither happens with
+        gunicorn's long-lived workers and oslo.db's connection pool).
+        """
+        snap = {}
+        for kind, procs in (('app', self.pids()), ('db', self.db_pids())):
+            for proc in procs:
+                with contextlib.suppress(psutil.Error):
+                    times = proc.cpu_times()
+                    snap[kind, proc.pid] = times.user + times.system
+        return snap
+
+    def cpu_since(self, before):
+        """(server seconds, database seconds) used since a snapshot."""
+        used = {'app': 0.0, 'db': 0.0}
+        for key, value in self.cpu_snapshot().items():
+            used[key[0]] += value - before.get(key, 0.0)
+        return used['app'], used['db']
 
     def stop(self):
         if self.proc is None:
@@ -186,7 +224,7 @@ def reference_service(python, db_url, workdir):
     # placement.wsgi reads $OS_PLACEMENT_CONFIG_DIR/placement.conf
     # (placement/wsgi/__init__.py:_get_config_files in 16.0.0).
     return Service('reference', python, 'placement.wsgi.api:application',
-                   {'OS_PLACEMENT_CONFIG_DIR': confdir}, workdir)
+                   {'OS_PLACEMENT_CONFIG_DIR': confdir}, workdir, db_url)
 
 
 def resobj_service(db_url, workdir):
@@ -199,4 +237,4 @@ def resobj_service(db_url, workdir):
                     '--config-file', conf, 'db', 'sync'],
                    check=True, stdout=subprocess.DEVNULL)
     return Service('resobj', sys.executable, 'resobj.api.wsgi:application',
-                   {'RESOBJ_CONFIG_FILE': conf}, workdir)
+                   {'RESOBJ_CONFIG_FILE': conf}, workdir, db_url)
