@@ -5,7 +5,8 @@ Reads ``stestr last --subunit`` on stdin, prints one closing line
 failed, when any PostgreSQL or MySQL/MariaDB test was skipped, or when
 none of those ran at all (a test layout change that silently dropped the
 backends must not pass either). Backend tests are the scenario ids ending
-in ``(postgresql)`` or ``(mysql)``.
+in ``(postgresql)`` or ``(mysql)``, and the gabbi tests of those backends
+(``resobj.tests.api.test_gabbi.<backend>.*``).
 """
 
 import re
@@ -14,7 +15,9 @@ import sys
 import subunit
 import testtools
 
-BACKEND = re.compile(r'\((postgresql|mysql)\)$')
+# Scenario ids end in (backend); gabbi ids carry .test_gabbi.<backend>.
+BACKEND = re.compile(r'\((postgresql|mysql)\)$'
+                     r'|\.test_gabbi\.(postgresql|mysql)\.')
 
 
 def main():
@@ -44,7 +47,7 @@ def main():
         if match and status == 'skip':
             problems.append('skipped on a required backend: %s' % test_id)
         elif match and status == 'success':
-            backend_ran[match.group(1)] += 1
+            backend_ran[match.group(1) or match.group(2)] += 1
     for backend, ran in sorted(backend_ran.items()):
         print('%s tests passed: %d' % (backend, ran))
         if not ran:

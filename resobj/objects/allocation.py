@@ -138,3 +138,43 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
             for row in rows])
         allocations.obj_reset_changes(recursive=True)
         return allocations
+
+
+# Read views for the HTTP API. They return plain dicts, not objects: the
+# API formats them directly and nothing here crosses a process boundary.
+
+def get_consumer_view(context, consumer_uuid):
+    """A consumer's allocations grouped by provider, with generations.
+
+    Returns {'allocations': {rp uuid: {'generation': provider generation,
+    'resources': {class: used}}}, 'project_id', 'user_id',
+    'consumer_generation', 'consumer_type'}; only 'allocations' (empty)
+    when the consumer holds nothing.
+    """
+    rows = alloc_db.get_all_by_consumer(context, consumer_uuid)
+    view = {'allocations': {}}
+    for row in rows:
+        entry = view['allocations'].setdefault(
+            row['resource_provider_uuid'],
+            {'generation': row['resource_provider_generation'],
+             'resources': {}})
+        entry['resources'][row['resource_class']] = row['used']
+        view.update(project_id=row['project_id'], user_id=row['user_id'],
+                    consumer_generation=row['consumer_generation'],
+                    consumer_type=row['consumer_type'])
+    return view
+
+
+def get_provider_view(context, provider_uuid):
+    """Everything allocated on one provider, per consumer.
+
+    Returns {consumer uuid: {'resources': {class: used},
+    'consumer_generation'}}.
+    """
+    view = {}
+    for row in alloc_db.get_all_by_provider(context, provider_uuid):
+        entry = view.setdefault(row['consumer_uuid'], {
+            'resources': {},
+            'consumer_generation': row['consumer_generation']})
+        entry['resources'][row['resource_class']] = row['used']
+    return view

@@ -32,8 +32,9 @@ _INV = inv_models.Inventory.__table__
 _ALLOC = alloc_models.Allocation.__table__
 _TRAIT = trait_models.Trait.__table__
 
-FILTERS = frozenset({'name', 'uuid', 'member_of', 'in_tree',
-                     'required_traits', 'forbidden_traits', 'resources'})
+FILTERS = frozenset({'name', 'uuid', 'member_of', 'forbidden_aggregates',
+                     'in_tree', 'required_traits', 'forbidden_traits',
+                     'resources'})
 
 
 def _provider_select():
@@ -399,6 +400,8 @@ def get_all_by_filters(context, filters=None):
     ``member_of``
         a list of lists of aggregate uuids: the provider, or its root,
         must be in at least one aggregate of every inner list;
+    ``forbidden_aggregates``
+        aggregate uuids neither the provider nor its root may be in;
     ``in_tree``
         a provider uuid: providers of the same tree;
     ``required_traits``
@@ -431,6 +434,9 @@ def get_all_by_filters(context, filters=None):
             _RP.c.uuid == filters['in_tree']).scalar_subquery())
     for any_of in filters.get('member_of') or ():
         stmt = stmt.where(_in_aggregates(any_of))
+    if filters.get('forbidden_aggregates'):
+        stmt = stmt.where(sa.not_(_in_aggregates(
+            filters['forbidden_aggregates'])))
     required = [set(any_of) for any_of in
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())

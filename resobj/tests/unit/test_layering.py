@@ -4,6 +4,7 @@
   layer or the commands;
 * ``resobj.objects`` never imports the HTTP layer or the commands;
 * ``resobj.compute`` never imports ``resobj.db`` (it uses objects only);
+* the HTTP handlers never import ``resobj.db`` (they use objects only);
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
   reader/writer decorator of the facade.
@@ -22,6 +23,8 @@ FORBIDDEN = {
                   'resobj.cmd'),
     'resobj.objects': ('resobj.api', 'resobj.cmd'),
     'resobj.compute': ('resobj.db',),
+    # Handlers reach the database only through objects.
+    'resobj.api.handlers': ('resobj.db', 'resobj.cmd'),
 }
 FACADE_DECORATORS = {'reader', 'writer', 'replica_reader',
                      'retrying_writer'}

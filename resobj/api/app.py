@@ -1,0 +1,143 @@
+"""The WSGI application: negotiation, authentication, dispatch, errors.
+
+``make_app(conf)`` builds it. One request passes through, in order: a
+request id; the microversion (400/406 before anything else); the
+authentication middleware; the request context; content negotiation;
+the route table; the handler. Every exception on the way out becomes an
+error body in the API's format, with the request id and version headers.
+"""
+
+import uuid
+
+from oslo_log import log as logging
+import webob
+
+from resobj.api import auth
+from resobj.api import errors
+from resobj.api import microversion
+from resobj.api import policy
+from resobj.api import router
+from resobj.api import util
+from resobj import context as resobj_context
+from resobj import exception
+
+LOG = logging.getLogger(__name__)
+
+_BODY_METHODS = ('POST', 'PUT', 'PATCH')
+
+
+class Application:
+    def __init__(self, conf):
+        self._router = router.Router()
+        self._policy = policy.Policy(conf)
+        if conf.api.auth_strategy == 'keystone':
+            self._stack = auth.keystone(self._handle, conf)
+        else:
+            self._stack = auth.NoAuth(self._handle)
+
+    def __call__(self, environ, start_response):
+        request_id = 'req-%s' % uuid.uuid4()
+        environ['openstack.request_id'] = request_id
+        version = microversion.MIN
+        headers = [('x-openstack-request-id', request_id)]
+
+        def start(status, response_headers, exc_info=None):
+            response_headers = [
+                h for h in response_headers
+                if h[0].lower() not in ('openstack-api-version', 'vary')]
+            response_headers.extend(headers)
+            response_headers.append(
+                (microversion.HEADER, microversion.header_value(version)))
+            response_headers.append(('Vary', microversion.VARY))
+            return start_response(status, response_headers, exc_info)
+
+        try:
+            version = _negotiate(environ)
+            environ[util.MICROVERSION] = version
+            environ[util.POLICY] = self._policy
+            return self._stack(environ, start)
+        except errors.HTTPError as error:
+            return _error_response(error, request_id)(environ, start)
+        except Exception:
+            # Never the server's HTML page: clients parse every error.
+            LOG.exception('Unexpected error on %s %s',
+                          environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            return _error_response(errors.HTTPError(
+                500, 'An unexpected error occurred; see the server log.'),
+                request_id)(environ, start)
+
+    def _handle(self, environ, start_response):
+        req = webob.Request(environ)
+        version = environ[util.MICROVERSION]
+        try:
+            ctx = resobj_context.RequestContext.from_environ(environ)
+            if not auth.is_root(environ) and not ctx.user_id:
+                raise errors.HTTPError(401, 'The request has no user.')
+            environ[util.CONTEXT] = ctx
+            _check_content(req)
+            handler, urlvars = self._router.find(req.path_info, req.method,
+                                                 version)
+            req.urlvars = urlvars
+            resp = handler(req)
+        except errors.HTTPError:
+            raise
+        except exception.ResobjException as exc:
+            error = errors.from_exception(exc)
+            if error is None:
+                LOG.exception('Unexpected error on %s %s', req.method,
+                              req.path_qs)
+                error = errors.HTTPError(500, 'An unexpected error '
+                                         'occurred; see the server log.')
+            raise error
+        except Exception:
+            LOG.exception('Unexpected error on %s %s', req.method,
+                          req.path_qs)
+            raise errors.HTTPError(500, 'An unexpected error occurred; see '
+                                   'the server log.')
+        return resp(environ, start_response)
+
+
+def _negotiate(environ):
+    try:
+        return microversion.parse(environ.get('HTTP_OPENSTACK_API_VERSION'))
+    except microversion.MalformedVersion as exc:
+        raise errors.bad_request(str(exc))
+    except microversion.UnacceptableVersion as exc:
+        raise errors.HTTPError(
+            406, 'Unacceptable version header: %s; this service supports '
+            '%s to %s.' % (exc.version, microversion.MIN, microversion.MAX),
+            extra={'min_version': str(microversion.MIN),
+                   'max_version': str(microversion.MAX)})
+
+
+def _check_content(req):
+    if req.accept and not req.accept.acceptable_offers(['application/json']):
+        raise errors.HTTPError(
+            406, 'Only application/json is available; the request accepts '
+            '%s.' % req.headers.get('Accept'))
+    if req.method in _BODY_METHODS or req.content_length:
+        if req.content_length and not req.content_type:
+            raise errors.bad_request(
+                'A request with a body needs a Content-Type header.')
+
+
+def _error_response(error, request_id):
+    resp = webob.Response(status=error.status)
+    resp.body = error.body(request_id)
+    resp.content_type = 'application/json'
+    resp.charset = None
+    for name, value in error.headers.items():
+        resp.headers[name] = value
+    return resp
+
+
+def make_app(conf):
+    """The WSGI application for a parsed ``conf`` with resobj's options.
+
+    Configures the object layer from ``conf``; the database must already
+    be configured (``facade.configure``) and at the current revision.
+    """
+    from resobj import objects
+    objects.configure(conf)
+    return Application(conf)

@@ -1,0 +1,124 @@
+"""HTTP errors: stable codes, the exception handlers raise, the body.
+
+Every error response, from a handler or from the framework (404, 405,
+406, 415, 400 on a bad header), has the same body::
+
+    {"errors": [{"status": 409, "title": "Conflict", "detail": "...",
+                 "code": "placement.concurrent_update",
+                 "request_id": "req-..."}]}
+
+The codes are part of the API: clients branch on them, so a code is never
+reused for another meaning. They are placement's, so its clients work
+unchanged.
+"""
+
+import http.client
+
+from oslo_serialization import jsonutils
+
+UNDEFINED = 'placement.undefined_code'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+DUPLICATE_NAME = 'placement.duplicate_name'
+INVENTORY_INUSE = 'placement.inventory.inuse'
+PROVIDER_INUSE = 'placement.resource_provider.inuse'
+PROVIDER_CANNOT_DELETE_PARENT = \
+    'placement.resource_provider.cannot_delete_parent'
+PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key'
+QUERY_BAD_VALUE = 'placement.query.bad_value'
+QUERY_MISSING_VALUE = 'placement.query.missing_value'
+
+# The sentence webob puts before the detail, which some clients (and the
+# reference's error bodies) carry; kept so a detail reads the same.
+_EXPLANATION = {
+    400: 'The server could not comply with the request since it is either '
+         'malformed or otherwise incorrect.',
+    401: 'This server could not verify that you are authorized to access '
+         'the document you requested.',
+    403: 'Access was denied to this resource.',
+    404: 'The resource could not be found.',
+    405: 'The method specified is not allowed for this resource.',
+    406: 'The resource could not be generated that was acceptable to your '
+         'browser (content of type %s).',
+    409: 'There was a conflict when trying to complete your request.',
+    415: 'The request media type %s is not supported by this server.',
+    500: 'The server has either erred or is incapable of performing the '
+         'requested operation.',
+}
+
+
+class HTTPError(Exception):
+    """An error response; handlers raise it, the app formats it."""
+
+    def __init__(self, status, detail, code=UNDEFINED, headers=None,
+                 extra=None):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.code = code
+        self.headers = dict(headers or {})
+        # Extra members of the error object (min_version on a 406).
+        self.extra = dict(extra or {})
+
+    @property
+    def title(self):
+        return http.client.responses.get(self.status, 'Error')
+
+    def body(self, request_id):
+        explanation = _EXPLANATION.get(self.status, '')
+        if '%s' in explanation:
+            explanation = explanation % 'application/json'
+        detail = ('%s\n\n %s' % (explanation, self.detail)
+                  if explanation else self.detail)
+        error = {'status': self.status, 'title': self.title,
+                 'detail': detail, 'code': self.code,
+                 'request_id': request_id}
+        error.update(self.extra)
+        return jsonutils.dump_as_bytes({'errors': [error]})
+
+
+def bad_request(detail, code=UNDEFINED):
+    return HTTPError(400, detail, code)
+
+
+def not_found(detail, code=UNDEFINED):
+    return HTTPError(404, detail, code)
+
+
+def conflict(detail, code=UNDEFINED):
+    return HTTPError(409, detail, code)
+
+
+def _table():
+    from resobj import exception as exc
+    # Most specific first: the first class an exception is an instance
+    # of decides.
+    return [
+        (exc.ConcurrentUpdateDetected, 409, CONCURRENT_UPDATE),
+        (exc.MaxDBRetriesExceeded, 409, CONCURRENT_UPDATE),
+        (exc.ResourceProviderExists, 409, DUPLICATE_NAME),
+        (exc.ResourceClassExists, 409, DUPLICATE_NAME),
+        (exc.TraitExists, 409, DUPLICATE_NAME),
+        (exc.InventoryInUse, 409, INVENTORY_INUSE),
+        (exc.ResourceProviderInUse, 409, PROVIDER_INUSE),
+        (exc.CannotDeleteParentResourceProvider, 409,
+         PROVIDER_CANNOT_DELETE_PARENT),
+        (exc.Conflict, 409, UNDEFINED),
+        (exc.NotFound, 404, UNDEFINED),
+        (exc.Invalid, 400, UNDEFINED),
+        (exc.DatabaseUnavailable, 503, UNDEFINED),
+    ]
+
+
+_TABLE = None
+
+
+def from_exception(error):
+    """The HTTPError for a resobj exception, or None if it has none."""
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = _table()
+    for cls, status, code in _TABLE:
+        if isinstance(error, cls):
+            return HTTPError(status, str(error), code)
+    return None

@@ -1,0 +1,1 @@
+"""Thin handlers: parse, authorise, one object call, format."""

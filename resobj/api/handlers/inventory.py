@@ -1,0 +1,141 @@
+"""/resource_providers/{uuid}/inventories[/{resource_class}]."""
+
+from resobj.api import errors
+from resobj.api.handlers import resource_provider as rp_handler
+from resobj.api import microversion
+from resobj.api.policies import inventory as policies
+from resobj.api.schemas import inventory as schema
+from resobj.api import util
+from resobj import exception
+from resobj.objects import inventory as inv_obj
+
+# The API's default max_unit is "no limit", unlike the object's 1.
+_API_DEFAULTS = {'max_unit': schema.MAX_INT}
+
+
+def _format(inventory):
+    return {name: getattr(inventory, name) for name in schema.VALUE_FIELDS}
+
+
+def build(req, rp, resource_class, values):
+    """An Inventory from request values, checked as the API requires."""
+    values = dict(_API_DEFAULTS, **values)
+    reserved, total = values.get('reserved', 0), values['total']
+    # Equal became legal in 1.26 (a provider taken out of service).
+    if reserved > total or (reserved == total and
+                            util.version(req) < (1, 26)):
+        raise errors.bad_request(
+            'Unable to update inventory of %s for resource provider %s: '
+            'reserved (%d) must be %s total (%d).' % (
+                resource_class, rp.uuid, reserved,
+                'at most' if util.version(req) >= (1, 26) else 'less than',
+                total))
+    fields = {k: v for k, v in values.items() if k in schema.VALUE_FIELDS}
+    return inv_obj.Inventory(util.context(req), resource_class=resource_class,
+                             **fields)
+
+
+def _one(rp, inventory):
+    return dict(_format(inventory),
+                resource_provider_generation=rp.generation)
+
+
+def _all(rp, inventories):
+    return {'resource_provider_generation': rp.generation,
+            'inventories': {inv.resource_class: _format(inv)
+                            for inv in inventories}}
+
+
+def _location(rp, resource_class):
+    return '/resource_providers/%s/inventories/%s' % (rp.uuid, resource_class)
+
+
+def _write(call, *args):
+    """Run an inventory write; unknown classes are the client's error."""
+    try:
+        return call(*args)
+    except exception.ResourceClassNotFound as exc:
+        raise errors.bad_request(str(exc))
+
+
+def get_inventories(req):
+    util.authorize(req, policies.LIST)
+    rp = rp_handler.get_provider(req)
+    inventories = inv_obj.InventoryList.get_all_by_resource_provider(
+        util.context(req), rp)
+    return util.respond(req, _all(rp, inventories), last_modified=util.newest(
+        *(i.updated_at or i.created_at for i in inventories)))
+
+
+def create_inventory(req):
+    util.authorize(req, policies.CREATE)
+    rp = rp_handler.get_provider(req)
+    data = util.json_body(req, schema.POST)
+    inventory = build(req, rp, data['resource_class'], data)
+    _write(rp.add_inventory, inventory)
+    return util.respond(req, _one(rp, inventory), status=201, headers={
+        'Location': _location(rp, inventory.resource_class)})
+
+
+def set_inventories(req):
+    util.authorize(req, policies.UPDATE)
+    rp = rp_handler.get_provider(req)
+    data = util.json_body(req, schema.PUT_ALL)
+    rp_handler.check_generation(rp, data['resource_provider_generation'])
+    inventories = inv_obj.InventoryList(util.context(req), objects=[
+        build(req, rp, rc, values)
+        for rc, values in sorted(data['inventories'].items())])
+    _write(rp.set_inventory, inventories)
+    return util.respond(req, _all(rp, inventories))
+
+
+@microversion.available((1, 5), status=405)
+def delete_inventories(req):
+    util.authorize(req, policies.DELETE)
+    rp = rp_handler.get_provider(req)
+    rp.set_inventory(inv_obj.InventoryList(util.context(req), objects=[]))
+    return util.respond(req, status=204)
+
+
+def _find(req, rp):
+    resource_class = req.urlvars['resource_class']
+    inventory = inv_obj.InventoryList.get_all_by_resource_provider(
+        util.context(req), rp).find(resource_class)
+    if inventory is None:
+        raise errors.not_found(
+            'No inventory of class %s found for resource provider %s'
+            % (resource_class, rp.uuid))
+    return inventory
+
+
+def get_inventory(req):
+    util.authorize(req, policies.SHOW)
+    rp = rp_handler.get_provider(req)
+    inventory = _find(req, rp)
+    return util.respond(req, _one(rp, inventory),
+                        last_modified=inventory.updated_at or
+                        inventory.created_at)
+
+
+def update_inventory(req):
+    util.authorize(req, policies.UPDATE)
+    rp = rp_handler.get_provider(req)
+    data = util.json_body(req, schema.PUT_ONE)
+    rp_handler.check_generation(rp, data['resource_provider_generation'])
+    resource_class = req.urlvars['resource_class']
+    inventory = build(req, rp, resource_class, data)
+    try:
+        _write(rp.update_inventory, inventory)
+    except exception.InventoryNotFound as exc:
+        raise errors.bad_request(str(exc))
+    return util.respond(req, _one(rp, inventory))
+
+
+def delete_inventory(req):
+    util.authorize(req, policies.DELETE)
+    rp = rp_handler.get_provider(req)
+    try:
+        rp.delete_inventory(req.urlvars['resource_class'])
+    except exception.ResourceClassNotFound as exc:
+        raise errors.not_found(str(exc))
+    return util.respond(req, status=204)

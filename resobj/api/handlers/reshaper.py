@@ -1,0 +1,52 @@
+"""POST /reshaper (1.30): move inventory and allocations atomically."""
+
+from resobj.api import errors
+from resobj.api.handlers import allocation as alloc_handler
+from resobj.api.handlers import inventory as inv_handler
+from resobj.api.handlers import resource_provider as rp_handler
+from resobj.api import microversion
+from resobj.api.policies import reshaper as policies
+from resobj.api import query
+from resobj.api.schemas import common
+from resobj.api.schemas import reshaper as schema
+from resobj.api import util
+from resobj import exception
+from resobj.objects import inventory as inv_obj
+from resobj.objects import reshaper
+from resobj.objects import resource_provider as rp_obj
+
+
+def _provider(req, uuid):
+    try:
+        return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
+    except exception.ResourceProviderNotFound:
+        raise errors.bad_request(
+            'Resource provider %s in the reshape request does not exist.'
+            % uuid, errors.PROVIDER_NOT_FOUND)
+
+
+@microversion.available((1, 30))
+def reshape(req):
+    util.authorize(req, policies.RESHAPE)
+    version = util.version(req)
+    data = util.json_body(req, common.for_version(schema.post, version))
+    ctx = util.context(req)
+    inventories = {}
+    for uuid, part in sorted(data['inventories'].items()):
+        rp = _provider(req, query.canonical_uuid(uuid))
+        rp_handler.check_generation(rp, part['resource_provider_generation'])
+        inventories[rp] = inv_obj.InventoryList(ctx, objects=[
+            inv_handler.build(req, rp, rc, values)
+            for rc, values in sorted(part['inventories'].items())])
+    allocations, generations, emptied = alloc_handler.build_request(
+        req, {query.canonical_uuid(c): part
+              for c, part in data['allocations'].items()})
+    try:
+        reshaper.reshape(ctx, inventories, allocations,
+                         consumer_generations=generations or None,
+                         emptied=emptied)
+    except exception.ResourceProviderNotFound as exc:
+        raise errors.bad_request(str(exc), errors.PROVIDER_NOT_FOUND)
+    except exception.ResourceClassNotFound as exc:
+        raise errors.bad_request(str(exc))
+    return util.respond(req, status=204)

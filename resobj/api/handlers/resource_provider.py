@@ -1,0 +1,146 @@
+"""/resource_providers and /resource_providers/{uuid}."""
+
+from resobj.api import errors
+from resobj.api.policies import resource_provider as policies
+from resobj.api import query
+from resobj.api.schemas import common
+from resobj.api.schemas import resource_provider as schema
+from resobj.api import util
+from resobj import exception
+from resobj.objects import resource_provider as rp_obj
+
+
+def links(version, uuid):
+    base = '/resource_providers/%s' % uuid
+    rels = [('self', ''), ('inventories', '/inventories'),
+            ('usages', '/usages')]
+    if version >= (1, 1):
+        rels.append(('aggregates', '/aggregates'))
+    if version >= (1, 6):
+        rels.append(('traits', '/traits'))
+    if version >= (1, 11):
+        rels.append(('allocations', '/allocations'))
+    return [{'rel': rel, 'href': base + path} for rel, path in rels]
+
+
+def format_provider(version, rp):
+    data = {'uuid': rp.uuid, 'name': rp.name, 'generation': rp.generation,
+            'links': links(version, rp.uuid)}
+    if version >= (1, 14):
+        data['parent_provider_uuid'] = rp.parent_provider_uuid
+        data['root_provider_uuid'] = rp.root_provider_uuid
+    return data
+
+
+def get_provider(req):
+    """The provider named by the URL's ``{uuid}``, or a 404."""
+    uuid = req.urlvars['uuid']
+    try:
+        uuid = query.canonical_uuid(uuid)
+        return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
+    except (ValueError, exception.ResourceProviderNotFound):
+        raise errors.not_found(
+            'No resource provider with uuid %s found' % uuid)
+
+
+def check_generation(rp, seen):
+    """Answer 409 before writing when the client's generation is stale."""
+    if rp.generation != seen:
+        raise errors.conflict(
+            'resource provider generation conflict: %s is at generation '
+            '%d, the request was made at %d. Re-read the provider and '
+            'retry.' % (rp.uuid, rp.generation, seen),
+            errors.CONCURRENT_UPDATE)
+    return rp
+
+
+def list_resource_providers(req):
+    util.authorize(req, policies.LIST)
+    version = util.version(req)
+    params = util.query(req, common.for_version(schema.list_query, version),
+                        repeatable=('member_of', 'required'))
+    filters = {}
+    for key in ('name',):
+        if key in params:
+            filters[key] = params[key]
+    if 'uuid' in params:
+        filters['uuid'] = query.uuid(params['uuid'], 'uuid')
+    if 'in_tree' in params:
+        filters['in_tree'] = query.uuid(params['in_tree'], 'in_tree')
+    if 'member_of' in params:
+        filters['member_of'], forbidden = query.member_of(
+            params['member_of'], version)
+        if forbidden:
+            filters['forbidden_aggregates'] = forbidden
+    if 'required' in params:
+        filters['required_traits'], filters['forbidden_traits'] = \
+            query.required(params['required'], version)
+    if 'resources' in params:
+        filters['resources'] = query.resources(params['resources'])
+    try:
+        providers = rp_obj.ResourceProviderList.get_all_by_filters(
+            util.context(req), filters)
+    except (exception.ResourceClassNotFound, exception.TraitNotFound) as exc:
+        raise errors.bad_request('Invalid query string parameters: %s'
+                                 % exc)
+    return util.respond(
+        req, {'resource_providers': [format_provider(version, rp)
+                                     for rp in providers]},
+        last_modified=util.newest(*(rp.updated_at or rp.created_at
+                                    for rp in providers)))
+
+
+def create_resource_provider(req):
+    util.authorize(req, policies.CREATE)
+    version = util.version(req)
+    data = util.json_body(req, common.for_version(schema.post, version))
+    rp = rp_obj.ResourceProvider(util.context(req), name=data['name'])
+    if data.get('uuid'):
+        rp.uuid = query.canonical_uuid(data['uuid'])
+    if data.get('parent_provider_uuid'):
+        rp.parent_provider_uuid = query.canonical_uuid(
+            data['parent_provider_uuid'])
+    try:
+        rp.create()
+    except exception.ResourceProviderNotFound as exc:
+        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    location = '/resource_providers/%s' % rp.uuid
+    if version >= (1, 20):
+        return util.respond(req, format_provider(version, rp),
+                            headers={'Location': location})
+    return util.respond(req, status=201, headers={'Location': location})
+
+
+def get_resource_provider(req):
+    util.authorize(req, policies.SHOW)
+    rp = get_provider(req)
+    return util.respond(req, format_provider(util.version(req), rp),
+                        last_modified=rp.updated_at or rp.created_at)
+
+
+def update_resource_provider(req):
+    util.authorize(req, policies.UPDATE)
+    version = util.version(req)
+    data = util.json_body(req, common.for_version(schema.put, version))
+    rp = get_provider(req)
+    rp.name = data['name']
+    if 'parent_provider_uuid' in data:
+        parent = data['parent_provider_uuid']
+        parent = query.canonical_uuid(parent) if parent else None
+        if parent != rp.parent_provider_uuid:
+            if rp.parent_provider_uuid is not None and version < (1, 37):
+                raise errors.bad_request(
+                    'Re-parenting or un-parenting a provider needs '
+                    'microversion 1.37.')
+            rp.parent_provider_uuid = parent
+    try:
+        rp.save()
+    except exception.ResourceProviderNotFound as exc:
+        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    return util.respond(req, format_provider(version, rp))
+
+
+def delete_resource_provider(req):
+    util.authorize(req, policies.DELETE)
+    get_provider(req).destroy()
+    return util.respond(req, status=204)

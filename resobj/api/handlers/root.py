@@ -1,0 +1,14 @@
+"""GET /: the versions document; needs no token."""
+
+from resobj.api import microversion
+from resobj.api import util
+
+
+def home(req):
+    return util.respond(req, {'versions': [{
+        'id': 'v1.0',
+        'min_version': str(microversion.MIN),
+        'max_version': str(microversion.MAX),
+        'status': 'CURRENT',
+        'links': [{'rel': 'self', 'href': ''}],
+    }]})

@@ -1,0 +1,110 @@
+"""/traits, /traits/{name} and /resource_providers/{uuid}/traits (1.6)."""
+
+from resobj.api import errors
+from resobj.api.handlers import resource_provider as rp_handler
+from resobj.api import microversion
+from resobj.api.policies import resource_provider as rp_policies
+from resobj.api.policies import trait as policies
+from resobj.api.schemas import common
+from resobj.api.schemas import trait as schema
+from resobj.api import util
+from resobj import exception
+from resobj.objects import trait as trait_obj
+
+_6 = (1, 6)
+
+
+@microversion.available(_6)
+def list_traits(req):
+    util.authorize(req, policies.LIST)
+    params = util.query(req, schema.LIST_QUERY)
+    name_in = prefix = associated = None
+    name = params.get('name')
+    if name is not None and name.startswith('in:'):
+        name_in = [n.strip() for n in name[3:].split(',') if n.strip()]
+    elif name is not None:
+        prefix = name[len('startswith:'):]
+    if 'associated' in params:
+        associated = params['associated'] == 'true'
+    traits = trait_obj.TraitList.get_all(
+        util.context(req), name_in=name_in, prefix=prefix,
+        associated=associated)
+    return util.respond(req, {'traits': [t.name for t in traits]})
+
+
+def _name(req):
+    name = req.urlvars['name']
+    util.validate(name, common.TRAIT, 'Trait name')
+    return name
+
+
+@microversion.available(_6)
+def get_trait(req):
+    util.authorize(req, policies.SHOW)
+    name = req.urlvars['name']
+    try:
+        trait_obj.Trait.get_by_name(util.context(req), name)
+    except exception.TraitNotFound as exc:
+        raise errors.not_found(str(exc))
+    return util.respond(req, status=204)
+
+
+@microversion.available(_6)
+def put_trait(req):
+    util.authorize(req, policies.UPDATE)
+    name = _name(req)
+    if not name.startswith('CUSTOM_'):
+        raise errors.bad_request(
+            'The trait %s is not a custom trait: only CUSTOM_ traits can '
+            'be created.' % name)
+    trait = trait_obj.Trait(util.context(req), name=name)
+    try:
+        trait.create()
+    except exception.TraitExists:
+        return util.respond(req, status=204)
+    return util.respond(req, status=201,
+                        headers={'Location': '/traits/%s' % name})
+
+
+@microversion.available(_6)
+def delete_trait(req):
+    util.authorize(req, policies.DELETE)
+    name = req.urlvars['name']
+    try:
+        trait_obj.Trait(util.context(req), name=name).destroy()
+    except exception.TraitNotFound as exc:
+        raise errors.not_found(str(exc))
+    return util.respond(req, status=204)
+
+
+def _provider_traits(rp):
+    return {'traits': rp.get_traits(),
+            'resource_provider_generation': rp.generation}
+
+
+@microversion.available(_6)
+def list_traits_for_resource_provider(req):
+    util.authorize(req, rp_policies.TRAITS_LIST)
+    rp = rp_handler.get_provider(req)
+    return util.respond(req, _provider_traits(rp))
+
+
+@microversion.available(_6)
+def update_traits_for_resource_provider(req):
+    util.authorize(req, rp_policies.TRAITS_UPDATE)
+    rp = rp_handler.get_provider(req)
+    data = util.json_body(req, schema.PUT_PROVIDER_TRAITS)
+    rp_handler.check_generation(rp, data['resource_provider_generation'])
+    try:
+        rp.set_traits(data['traits'])
+    except exception.TraitNotFound as exc:
+        raise errors.bad_request(str(exc))
+    return util.respond(req, _provider_traits(rp))
+
+
+@microversion.available(_6)
+def delete_traits_for_resource_provider(req):
+    util.authorize(req, rp_policies.TRAITS_DELETE)
+    rp = rp_handler.get_provider(req)
+    rp.set_traits([])
+    return util.respond(req, status=204)

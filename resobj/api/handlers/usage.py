@@ -1,0 +1,39 @@
+"""/resource_providers/{uuid}/usages and /usages (from 1.9)."""
+
+from resobj.api.handlers import resource_provider as rp_handler
+from resobj.api import microversion
+from resobj.api.policies import resource_provider as rp_policies
+from resobj.api.policies import usage as policies
+from resobj.api.schemas import common
+from resobj.api.schemas import usage as schema
+from resobj.api import util
+from resobj.objects import usage as usage_obj
+
+
+def list_usages(req):
+    util.authorize(req, rp_policies.USAGES)
+    rp = rp_handler.get_provider(req)
+    usages = usage_obj.UsageList.get_all_by_resource_provider_uuid(
+        util.context(req), rp.uuid)
+    return util.respond(req, {'resource_provider_generation': rp.generation,
+                              'usages': usages.as_dict()})
+
+
+@microversion.available((1, 9))
+def get_total_usages(req):
+    version = util.version(req)
+    params = util.query(req, common.for_version(schema.query, version))
+    util.authorize(req, policies.USAGES,
+                   {'project_id': params['project_id']})
+    usages = usage_obj.UsageList.get_all_by_project_user(
+        util.context(req), params['project_id'],
+        user_id=params.get('user_id'),
+        consumer_type=params.get('consumer_type'))
+    if version < (1, 38):
+        return util.respond(req, {'usages': usages.as_dict()})
+    by_type = {}
+    for usage in usages:
+        entry = by_type.setdefault(usage.consumer_type, {
+            'consumer_count': usage.consumer_count})
+        entry[usage.resource_class] = usage.usage
+    return util.respond(req, {'usages': by_type})

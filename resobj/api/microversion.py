@@ -1,0 +1,103 @@
+"""The ``OpenStack-API-Version: placement X.Y`` negotiation.
+
+Every request gets a version: the header's, ``latest`` for the newest, or
+1.0 when the header is absent (so clients written before microversions
+keep their behaviour). A malformed value is a 400; one outside the
+supported range is a 406 whose error carries ``min_version`` and
+``max_version`` so a client can pick another.
+"""
+
+import re
+
+SERVICE_TYPE = 'placement'
+HEADER = 'OpenStack-API-Version'
+VARY = 'openstack-api-version'
+
+# (1, 39) is placement's Xena-and-later maximum; every version in between
+# is served, each behaving as the reference's history describes.
+MIN_VERSION = (1, 0)
+MAX_VERSION = (1, 39)
+
+_VERSION_RE = re.compile(r'^([1-9][0-9]*)\.(0|[1-9][0-9]*)$')
+
+
+class Version(tuple):
+    """A (major, minor) tuple that prints as ``X.Y``."""
+
+    def __new__(cls, major, minor):
+        return super().__new__(cls, (major, minor))
+
+    def __str__(self):
+        return '%d.%d' % self
+
+    def matches(self, min_version=None, max_version=None):
+        return ((min_version is None or self >= min_version) and
+                (max_version is None or self <= max_version))
+
+
+MIN = Version(*MIN_VERSION)
+MAX = Version(*MAX_VERSION)
+
+
+class MalformedVersion(ValueError):
+    pass
+
+
+class UnacceptableVersion(ValueError):
+    def __init__(self, version):
+        super().__init__(
+            'Unacceptable version header: %s' % (version,))
+        self.version = version
+
+
+def _placement_value(header):
+    """The placement part of a header that may name several services."""
+    for part in header.split(','):
+        words = part.strip().split()
+        if words and words[0].lower() == SERVICE_TYPE:
+            if len(words) != 2:
+                raise MalformedVersion(
+                    'invalid version string: %r' % part.strip())
+            return words[1]
+    return None
+
+
+def parse(header):
+    """The Version a request asks for; raises Malformed/Unacceptable."""
+    if header is None:
+        return MIN
+    value = _placement_value(header)
+    if value is None:
+        return MIN
+    if value.lower() == 'latest':
+        return MAX
+    match = _VERSION_RE.match(value)
+    if not match:
+        raise MalformedVersion('invalid version string: %r' % value)
+    version = Version(int(match.group(1)), int(match.group(2)))
+    if not version.matches(MIN, MAX):
+        raise UnacceptableVersion(version)
+    return version
+
+
+def header_value(version):
+    return '%s %s' % (SERVICE_TYPE, version)
+
+
+def available(min_version=None, max_version=None, status=404):
+    """Mark a handler as served only in [min_version, max_version].
+
+    Outside the range the router answers ``status``: 404 where the whole
+    resource is newer than the request, 405 where only the method is.
+    """
+    def decorate(handler):
+        handler.min_version = Version(*min_version) if min_version else None
+        handler.max_version = Version(*max_version) if max_version else None
+        handler.unavailable_status = status
+        return handler
+    return decorate
+
+
+def serves(handler, version):
+    return version.matches(getattr(handler, 'min_version', None),
+                           getattr(handler, 'max_version', None))

@@ -1,0 +1,140 @@
+"""Parsers for the query parameters several routes share.
+
+``resources=VCPU:2,MEMORY_MB:512``, ``member_of=in:A,B`` / ``!A`` /
+``!in:A,B`` and ``required=T1,!T2`` / ``in:T1,T2`` follow placement's
+grammar, and are accepted only from the microversion that introduced
+each form. A malformed value is a 400 with ``placement.query.bad_value``.
+"""
+
+import re
+import uuid as uuid_lib
+
+from resobj.api import errors
+
+_UUID_RE = re.compile(
+    r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+    r'[0-9a-fA-F]{12}$')
+_NAME_RE = re.compile(r'^[A-Z0-9_]+$')
+
+
+def bad_value(detail):
+    return errors.bad_request(detail, errors.QUERY_BAD_VALUE)
+
+
+def resources(value):
+    """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}."""
+    result = {}
+    if not value:
+        raise errors.bad_request(
+            'Badly formed resources parameter: it is empty; expected '
+            'RESOURCE_CLASS:AMOUNT pairs separated by commas.',
+            errors.QUERY_MISSING_VALUE)
+    for item in value.split(','):
+        name, sep, amount = item.partition(':')
+        name = name.strip()
+        if not sep or not _NAME_RE.match(name):
+            raise bad_value(
+                'Badly formed resources parameter %r: expected '
+                'RESOURCE_CLASS:AMOUNT pairs separated by commas.' % value)
+        try:
+            amount = int(amount)
+        except ValueError:
+            amount = -1
+        if amount < 1:
+            raise bad_value(
+                'Requested resource %s expected a positive integer amount, '
+                'got %r.' % (name, item.partition(':')[2]))
+        if name in result:
+            raise bad_value('Resource class %s appears more than once in '
+                            'resources=%s.' % (name, value))
+        result[name] = amount
+    return result
+
+
+def _uuid_list(text, what):
+    return [uuid(u.strip(), what) for u in text.split(',')]
+
+
+def member_of(values, version):
+    """[values] -> ([any-of sets], forbidden set) for 1.3+ member_of."""
+    if len(values) > 1 and version < (1, 24):
+        raise errors.bad_request(
+            'member_of may be given only once before microversion 1.24.',
+            errors.QUERY_DUPLICATE_KEY)
+    required, forbidden = [], set()
+    for value in values:
+        negative = value.startswith('!')
+        if negative:
+            if version < (1, 32):
+                raise bad_value('Forbidden aggregates (member_of=!...) need '
+                                'microversion 1.32.')
+            value = value[1:]
+        is_in = value.startswith('in:')
+        if is_in:
+            value = value[3:]
+        uuids = _uuid_list(value, 'member_of')
+        if len(uuids) > 1 and not is_in:
+            raise bad_value('Several member_of aggregates must be written '
+                            'in:A,B.')
+        if negative:
+            forbidden.update(uuids)
+        else:
+            required.append(set(uuids))
+    if forbidden & set().union(*required):
+        raise bad_value('An aggregate cannot be both required and '
+                        'forbidden in member_of.')
+    return required, forbidden
+
+
+def required(values, version):
+    """[values] -> ([any-of sets], forbidden set) for required=."""
+    any_of, forbidden = [], set()
+    for value in values:
+        if value.startswith('in:'):
+            if version < (1, 39):
+                raise bad_value('required=in:... needs microversion 1.39.')
+            names = [n.strip() for n in value[3:].split(',')]
+            _check_traits(names, value)
+            any_of.append(set(names))
+            continue
+        for name in (n.strip() for n in value.split(',')):
+            if name.startswith('!'):
+                if version < (1, 22):
+                    raise bad_value('Forbidden traits (!TRAIT) need '
+                                    'microversion 1.22.')
+                _check_traits([name[1:]], value)
+                forbidden.add(name[1:])
+            else:
+                _check_traits([name], value)
+                any_of.append({name})
+    both = forbidden & set().union(*(s for s in any_of if len(s) == 1))
+    if both:
+        raise bad_value('A trait cannot be both required and forbidden: '
+                        '%s.' % ', '.join(sorted(both)))
+    return any_of, forbidden
+
+
+def _check_traits(names, value):
+    for name in names:
+        if not _NAME_RE.match(name):
+            raise bad_value('Invalid trait name %r in required=%s.'
+                            % (name, value))
+
+
+def uuid(value, what):
+    if not _UUID_RE.match(value):
+        raise bad_value('Invalid %s value %r: expected a uuid.'
+                        % (what, value))
+    return canonical_uuid(value)
+
+
+def canonical_uuid(value):
+    """The form the database stores (lower case, dashed)."""
+    return str(uuid_lib.UUID(value))
+
+
+def boolean(value, what):
+    if value.lower() in ('true', 'false'):
+        return value.lower() == 'true'
+    raise bad_value('Invalid %s value %r: expected true or false.'
+                    % (what, value))

@@ -1,0 +1,108 @@
+"""The route table: the API's table of contents.
+
+Each entry maps a URL template to {method: handler}. A URL no entry
+matches is a 404; a method the entry lacks (or that the request's
+microversion lacks) is a 405 with ``Allow``.
+"""
+
+import re
+
+from resobj.api import errors
+from resobj.api.handlers import aggregate
+from resobj.api.handlers import allocation
+from resobj.api.handlers import inventory
+from resobj.api.handlers import reshaper
+from resobj.api.handlers import resource_class
+from resobj.api.handlers import resource_provider
+from resobj.api.handlers import root
+from resobj.api.handlers import trait
+from resobj.api.handlers import usage
+from resobj.api import microversion
+
+ROUTES = [
+    ('', {'GET': root.home}),
+    ('/', {'GET': root.home}),
+    ('/resource_classes', {
+        'GET': resource_class.list_resource_classes,
+        'POST': resource_class.create_resource_class}),
+    ('/resource_classes/{name}', {
+        'GET': resource_class.get_resource_class,
+        'PUT': resource_class.update_resource_class,
+        'DELETE': resource_class.delete_resource_class}),
+    ('/resource_providers', {
+        'GET': resource_provider.list_resource_providers,
+        'POST': resource_provider.create_resource_provider}),
+    ('/resource_providers/{uuid}', {
+        'GET': resource_provider.get_resource_provider,
+        'PUT': resource_provider.update_resource_provider,
+        'DELETE': resource_provider.delete_resource_provider}),
+    ('/resource_providers/{uuid}/inventories', {
+        'GET': inventory.get_inventories,
+        'POST': inventory.create_inventory,
+        'PUT': inventory.set_inventories,
+        'DELETE': inventory.delete_inventories}),
+    ('/resource_providers/{uuid}/inventories/{resource_class}', {
+        'GET': inventory.get_inventory,
+        'PUT': inventory.update_inventory,
+        'DELETE': inventory.delete_inventory}),
+    ('/resource_providers/{uuid}/usages', {
+        'GET': usage.list_usages}),
+    ('/resource_providers/{uuid}/aggregates', {
+        'GET': aggregate.get_aggregates,
+        'PUT': aggregate.set_aggregates}),
+    ('/resource_providers/{uuid}/allocations', {
+        'GET': allocation.list_for_resource_provider}),
+    ('/resource_providers/{uuid}/traits', {
+        'GET': trait.list_traits_for_resource_provider,
+        'PUT': trait.update_traits_for_resource_provider,
+        'DELETE': trait.delete_traits_for_resource_provider}),
+    ('/allocations', {
+        'POST': allocation.set_allocations}),
+    ('/allocations/{consumer_uuid}', {
+        'GET': allocation.list_for_consumer,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations}),
+    ('/traits', {
+        'GET': trait.list_traits}),
+    ('/traits/{name}', {
+        'GET': trait.get_trait,
+        'PUT': trait.put_trait,
+        'DELETE': trait.delete_trait}),
+    ('/usages', {
+        'GET': usage.get_total_usages}),
+    ('/reshaper', {
+        'POST': reshaper.reshape}),
+]
+
+
+def _compile(template):
+    pattern = re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template)
+    return re.compile('^%s$' % pattern)
+
+
+class Router:
+    def __init__(self, routes=ROUTES):
+        self._routes = [(_compile(t), methods) for t, methods in routes]
+
+    def find(self, path, method, version):
+        """(handler, url variables) or raise the HTTPError to answer."""
+        for pattern, methods in self._routes:
+            match = pattern.match(path)
+            if not match:
+                continue
+            handler = methods.get(method)
+            if handler is not None and microversion.serves(handler,
+                                                           version):
+                return handler, match.groupdict()
+            served = sorted(m for m, h in methods.items()
+                            if microversion.serves(h, version))
+            if not served or (handler is not None and
+                              getattr(handler, 'unavailable_status',
+                                      404) == 404):
+                # Nothing here exists at this version: as if unrouted.
+                break
+            raise errors.HTTPError(
+                405, 'The method %s is not supported for this resource at '
+                'microversion %s.' % (method, version),
+                headers={'Allow': ', '.join(served)})
+        raise errors.not_found('The resource could not be found.')

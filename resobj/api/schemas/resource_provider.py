@@ -1,0 +1,37 @@
+from resobj.api.schemas import common
+
+_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
+_PARENT = dict(common.UUID, type=['string', 'null'])
+
+
+def post(version):
+    properties = {'name': _NAME, 'uuid': common.UUID}
+    if version >= (1, 14):
+        properties['parent_provider_uuid'] = _PARENT
+    return {'type': 'object', 'properties': properties,
+            'required': ['name'], 'additionalProperties': False}
+
+
+def put(version):
+    properties = {'name': _NAME}
+    if version >= (1, 14):
+        properties['parent_provider_uuid'] = _PARENT
+    return {'type': 'object', 'properties': properties,
+            'required': ['name'], 'additionalProperties': False}
+
+
+def list_query(version):
+    properties = {'name': {'type': 'string', 'maxLength': 200},
+                  'uuid': {'type': 'string'}}
+    if version >= (1, 3):
+        properties['member_of'] = {
+            'type': 'array', 'items': {'type': 'string'}}
+    if version >= (1, 4):
+        properties['resources'] = {'type': 'string'}
+    if version >= (1, 14):
+        properties['in_tree'] = {'type': 'string'}
+    if version >= (1, 18):
+        properties['required'] = {
+            'type': 'array', 'items': {'type': 'string'}}
+    return {'type': 'object', 'properties': properties,
+            'additionalProperties': False}

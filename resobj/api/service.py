@@ -1,0 +1,52 @@
+"""Loading configuration and the database for resobj-api's workers."""
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from resobj.api import app
+from resobj import conf as resobj_conf
+from resobj.conf import validate
+from resobj import context as resobj_context
+from resobj.db.api import resource_class as resource_class_db
+from resobj.db.api import trait as trait_db
+from resobj.db import facade
+from resobj.db import migration
+
+LOG = logging.getLogger(__name__)
+
+
+def register_all_opts(conf):
+    """resobj's options plus those of the libraries the API configures."""
+    from keystonemiddleware import auth_token
+    from oslo_policy import opts as policy_opts
+    resobj_conf.register_opts(conf)
+    logging.register_options(conf)
+    policy_opts.set_defaults(conf)
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)
+
+
+def load_conf(config_files, args=()):
+    conf = cfg.ConfigOpts()
+    register_all_opts(conf)
+    conf(list(args), project='resobj', prog='resobj-api',
+         default_config_files=config_files or None)
+    validate.check_unknown_options(conf)
+    validate.check_values(conf)
+    return conf
+
+
+def prepare_database(conf):
+    """Create or upgrade the schema and the standard data; idempotent."""
+    facade.configure(conf)
+    migration.db_sync()
+    ctx = resobj_context.get_admin_context()
+    resource_class_db.ensure_sync(ctx)
+    trait_db.ensure_sync(ctx)
+
+
+def load_app(config_files):
+    conf = load_conf(config_files)
+    logging.setup(conf, 'resobj')
+    prepare_database(conf)
+    return app.make_app(conf)

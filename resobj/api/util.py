@@ -1,0 +1,123 @@
+"""What every handler needs: bodies, query strings, responses, policy.
+
+Handlers stay thin by calling these: ``json_body`` (content type, JSON,
+schema), ``query`` (schema-checked query string), ``respond`` (JSON,
+microversion-dependent caching headers) and ``authorize``.
+"""
+
+import datetime
+import json
+
+import jsonschema
+from jsonschema import exceptions as schema_exceptions
+from oslo_utils import timeutils
+import webob
+
+from resobj.api import errors
+
+CONTEXT = 'resobj.context'
+MICROVERSION = 'resobj.microversion'
+POLICY = 'resobj.policy'
+
+
+def context(req):
+    return req.environ[CONTEXT]
+
+
+def version(req):
+    return req.environ[MICROVERSION]
+
+
+def _validator(schema):
+    # Format checking catches e.g. a malformed uuid string; the result is
+    # cached on the schema dict so each schema is compiled once.
+    validator = schema.get('$validator')
+    if validator is None:
+        clean = {k: v for k, v in schema.items() if k != '$validator'}
+        validator = jsonschema.Draft7Validator(
+            clean, format_checker=jsonschema.FormatChecker())
+        schema['$validator'] = validator
+    return validator
+
+
+def validate(data, schema, what):
+    """Raise a 400 naming the first error of ``data`` against ``schema``."""
+    error = schema_exceptions.best_match(_validator(schema).iter_errors(data))
+    if error is not None:
+        where = '/'.join(str(p) for p in error.absolute_path)
+        raise errors.bad_request(
+            '%s does not validate: %s%s' % (
+                what, error.message, ' (at %s)' % where if where else ''))
+
+
+def json_body(req, schema):
+    """The request's JSON document, validated against ``schema``."""
+    content_type = (req.content_type or '').lower()
+    if content_type != 'application/json':
+        raise errors.HTTPError(
+            415, 'The media type %s is not supported, use '
+            'application/json' % (req.content_type or 'None'))
+    try:
+        data = json.loads(req.body or b'')
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_request('Malformed JSON: %s' % exc)
+    validate(data, schema, 'JSON')
+    return data
+
+
+def query(req, schema, repeatable=()):
+    """The query string as a dict, validated against ``schema``.
+
+    A parameter given twice is a 400 unless it is in ``repeatable``,
+    whose values are always lists.
+    """
+    params = {}
+    for key in req.GET.keys():
+        values = req.GET.getall(key)
+        if key in repeatable:
+            params[key] = values
+        elif len(values) > 1:
+            raise errors.bad_request(
+                'Query parameter %s given %d times; it may appear once'
+                % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
+        else:
+            params[key] = values[0]
+    validate(params, schema, 'Invalid query string parameters:')
+    return params
+
+
+def _http_date(value):
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
+def respond(req, data=None, status=200, headers=None, last_modified=None):
+    """A JSON (or empty) response with the version's caching headers.
+
+    ``last_modified``: the newest change time of what is returned; now
+    if unknown (placement sends these from 1.15 on).
+    """
+    resp = webob.Response(status=status)
+    if data is not None:
+        resp.body = json.dumps(data).encode()
+        resp.content_type = 'application/json'
+        resp.charset = None
+    else:
+        resp.content_type = None
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    if version(req) >= (1, 15) and req.method == 'GET':
+        resp.last_modified = _http_date(last_modified or timeutils.utcnow())
+        resp.cache_control = 'no-cache'
+    return resp
+
+
+def newest(*times):
+    """The latest of the non-None datetimes, or None."""
+    times = [t for t in times if t is not None]
+    return max(times) if times else None
+
+
+def authorize(req, rule, target=None):
+    req.environ[POLICY].authorize(context(req), rule, target)

@@ -1,0 +1,126 @@
+"""The gabbi fixture: a fresh database and application per YAML file.
+
+``APIFixture`` builds a private configuration, provisions an empty
+database on its backend (a temporary SQLite file, or a new database on
+the opportunistic PostgreSQL or MariaDB server), creates the schema and
+the standard resource classes and traits, and points the facade at it.
+Each YAML file therefore starts from an empty service, whatever ran
+before, and runs its requests in order against the real application.
+
+Values YAML files use are exported as environment variables (gabbi's
+``$ENVIRON``): provider, consumer, project and user ids unique per file.
+"""
+
+import os
+import tempfile
+import unittest
+
+from gabbi import fixture as gabbi_fixture
+from oslo_config import cfg
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import provision
+from oslo_utils import uuidutils
+
+from resobj.api import app as api_app
+from resobj.api import service
+from resobj import context as resobj_context
+from resobj.db.api import resource_class as resource_class_db
+from resobj.db.api import trait as trait_db
+from resobj.db import facade
+from resobj.db import models
+from resobj.tests.functional import db_base
+
+# The application of the file being run; gabbi's intercept asks for it.
+_APP = {}
+
+ENVIRON_UUIDS = ('RP_UUID', 'RP_UUID2', 'RP_UUID3', 'PARENT_UUID',
+                 'CHILD_UUID', 'CONSUMER_UUID', 'CONSUMER_UUID2',
+                 'CONSUMER_UUID3', 'AGG_UUID', 'AGG_UUID2', 'AGG_UUID3',
+                 'PROJECT_ID', 'USER_ID', 'PROJECT_ID2', 'USER_ID2')
+
+
+def _current_app(environ, start_response):
+    return _APP['app'](environ, start_response)
+
+
+def setup_app():
+    # gabbi asks for the application when it builds the tests, before any
+    # fixture ran: give it one that calls the current file's.
+    return _current_app
+
+
+class _Database:
+    """An empty database of one backend, dropped at the end."""
+
+    def __init__(self, backend_name):
+        self._name = backend_name
+        self._backend = None
+        self._ident = None
+        self._tmp = None
+
+    def create(self):
+        if self._name == 'sqlite':
+            self._tmp = tempfile.TemporaryDirectory(prefix='resobj-gabbi-')
+            return 'sqlite:///%s/resobj.sqlite' % self._tmp.name
+        try:
+            self._backend = provision.Backend.backend_for_database_type(
+                self._name)
+        except db_exc.BackendNotAvailable:
+            reason = '%s is not available' % self._name
+            if db_base.REQUIRE_BACKENDS:
+                raise RuntimeError(reason + ' and RESOBJ_TEST_REQUIRE_'
+                                   'BACKENDS is set')
+            raise unittest.SkipTest(reason)
+        self._ident = 'gabbi_' + uuidutils.generate_uuid(dashed=False)[:12]
+        self._backend.create_named_database(self._ident)
+        return self._backend.provisioned_database_url(
+            self._ident).render_as_string(hide_password=False)
+
+    def drop(self):
+        if self._tmp is not None:
+            self._tmp.cleanup()
+        if self._backend is not None:
+            self._backend.drop_named_database(self._ident)
+
+
+def make_fixture(backend_name):
+    class APIFixture(gabbi_fixture.GabbiFixture):
+        """A fresh database and application for one YAML file."""
+
+        def start_fixture(self):
+            self._database = _Database(backend_name)
+            url = self._database.create()
+            self.conf = cfg.ConfigOpts()
+            service.register_all_opts(self.conf)
+            self.conf([], project='resobj', default_config_files=[],
+                      default_config_dirs=[])
+            self.conf.set_override('connection', url, group='database')
+            self.conf.set_override('auth_strategy', 'noauth2', group='api')
+            manager = facade.get_context_manager()
+            self._fresh = facade.new_context_manager()
+            self._restore = manager.patch_factory(self._fresh)
+            facade.configure(self.conf)
+            models.BASE.metadata.create_all(facade.get_engine())
+            ctx = resobj_context.get_admin_context()
+            resource_class_db.ensure_sync(ctx)
+            trait_db.ensure_sync(ctx)
+            _APP['app'] = api_app.make_app(self.conf)
+            self._saved_environ = {k: os.environ.get(k)
+                                   for k in ENVIRON_UUIDS}
+            for key in ENVIRON_UUIDS:
+                os.environ[key] = uuidutils.generate_uuid()
+
+        def stop_fixture(self):
+            _APP.pop('app', None)
+            for key, value in self._saved_environ.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            self._fresh.dispose_pool()
+            self._restore()
+            self._database.drop()
+            self.conf.reset()
+
+    APIFixture.__name__ = 'APIFixture'
+    return APIFixture
