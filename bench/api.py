@@ -2,10 +2,11 @@
 
 The reference is openstack-placement 16.0.0 from PyPI, installed at run
 time in its own virtualenv (default ~/.cache/resobj-bench/placement-venv,
-reused when present). Both services run in turn, alone, under the same
+reused when present). Both services run side by side under the same
 gunicorn settings, with noauth2, each on a fresh database of the chosen
-engine; each gets the same requests (bench/apiload.py) and every answer
-is checked. Prints one table: rate and median latency per service, the
+engine; each phase of the workload (bench/apiload.py) runs against one
+service, then the other, so both see the same machine load, and every
+answer is checked. Prints one table: rate and median latency per service, the
 server processes' CPU per request, the ratio resobj / reference (higher
 means resobj is faster) and the wrong answers per service.
 
@@ -76,7 +77,7 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def run_service(args, name, workdir, port):
+def start_service(args, name, workdir):
     db_name = 'resobj_bench_%s' % name
     url = apiserve.fresh_database(args.backend, db_name, workdir)
     if name == 'reference':
@@ -85,21 +86,47 @@ def run_service(args, name, workdir, port):
     else:
         service = apiserve.resobj_service(url, workdir)
     log('%s: starting on %s (%s)' % (name, url, service.app))
-    service.start(port, args.workers, args.worker_class, args.threads)
+    service.start(apiserve.free_port(), args.workers, args.worker_class,
+                  args.threads)
+    return service
+
+
+def run(args, names, workdir):
+    """Every phase against each service in turn, back to back.
+
+    Both services stay up, each idle while the other works, so a change
+    in the machine's load between phases hits both alike.
+    """
+    services = {}
     try:
-        workload = apiload.Workload(
-            service.url, args.providers, args.claims, args.clients,
-            args.candidates_repeat, args.usages_repeat, service,
-            log)
-        ops = workload.run()
-        errors = [line for line in service.log_tail(10 ** 6).splitlines()
-                  if 'Traceback (most recent call last)' in line]
+        for name in names:
+            services[name] = start_service(args, name, workdir)
+        loads = {name: apiload.Workload(
+            s.url, args.providers, args.claims, args.clients,
+            args.candidates_repeat, args.usages_repeat, s)
+            for name, s in services.items()}
+        for load in loads.values():
+            load.warm_up()
+        steps = zip(*[load.phases() for load in loads.values()])
+        for step in steps:
+            for name, (phase, body) in zip(loads, step):
+                log('  %-9s %s' % (name, phase))
+                loads[name].phase(phase, body)
+        out = {}
+        for name, service in services.items():
+            tracebacks = [
+                line for line in service.log_tail(10 ** 6).splitlines()
+                if 'Traceback (most recent call last)' in line]
+            out[name] = {
+                'command': service.command,
+                'database': service.db_url,
+                'server_log_errors': len(tracebacks),
+                'operations': [op.as_dict() for op in loads[name].ops]}
+        return out
     finally:
-        service.stop()
-        apiserve.drop_database(args.backend, url)
-    return {'command': service.command, 'database': url,
-            'server_log_errors': len(errors),
-            'operations': [op.as_dict() for op in ops]}
+        for service in services.values():
+            service.stop()
+            apiserve.drop_database(args.backend, service.db_url)
 
 
 def machine():
@@ -177,13 +204,10 @@ def main(argv=None):
     if args.only:
         services = [args.only]
     workdir = tempfile.mkdtemp(prefix='resobj-bench-api-')
-    port = apiserve.free_port()
-    result = {'args': vars(args), 'before': machine(), 'services': {},
+    result = {'args': vars(args), 'before': machine(),
               'gunicorn': apiserve.gunicorn_version()}
     try:
-        for name in services:
-            result['services'][name] = run_service(args, name, workdir,
-                                                   port)
+        result['services'] = run(args, services, workdir)
     finally:
         if args.keep:
             log('work directory kept: %s' % workdir)

@@ -138,7 +138,7 @@ class Workload(object):
     """The sequence of phases; each phase fills one Op."""
 
     def __init__(self, url, providers, claims, clients, candidates_repeat,
-                 usages_repeat, cpu, log):
+                 usages_repeat, cpu):
         self.client = Client(url)
         self.url = url
         self.n_providers = providers
@@ -147,7 +147,6 @@ class Workload(object):
         self.candidates_repeat = candidates_repeat
         self.usages_repeat = usages_repeat
         self.cpu = cpu
-        self.log = log
         self.ops = []
         self.providers = [str(uuid.uuid4()) for _ in range(providers)]
         self.generations = {}
@@ -158,7 +157,6 @@ class Workload(object):
 
     def phase(self, name, body):
         op = Op(name)
-        self.log('  %s' % name)
         cpu = self.cpu.cpu_snapshot()
         start = time.perf_counter()
         body(op)
@@ -167,28 +165,24 @@ class Workload(object):
         self.ops.append(op)
         return op
 
-    def run(self):
-        self.warm_up()
-        self.phase('POST /resource_providers', self.create_providers)
-        self.phase('PUT /resource_providers/{u}/inventories',
-                   self.set_inventories)
-        self.phase('PUT /resource_providers/{u}/traits', self.set_traits)
-        self.phase('PUT /resource_providers/{u}/aggregates',
-                   self.set_aggregates)
-        self.phase('claim, sequential', self.claim_sequential)
-        self.phase('claim, %d clients' % self.n_clients,
-                   self.claim_concurrent)
-        self.phase('GET /allocation_candidates', self.candidates)
-        self.phase('GET /allocation_candidates limit=50',
-                   self.candidates_limited)
-        self.phase('GET /resource_providers/{u}/usages',
-                   self.provider_usages)
-        self.phase('GET /usages?project_id= (1.39)', self.project_usages)
-        self.phase('GET /usages?project_id= (1.37)',
-                   lambda op: self.project_usages(op, '1.37'))
-        self.phase('DELETE /allocations/{c}', self.delete_allocations)
-        self.phase('DELETE /resource_providers/{u}', self.delete_providers)
-        return self.ops
+    def phases(self):
+        """(name, body) in order; bench/api.py runs each in turn."""
+        return [
+            ('POST /resource_providers', self.create_providers),
+            ('PUT /resource_providers/{u}/inventories', self.set_inventories),
+            ('PUT /resource_providers/{u}/traits', self.set_traits),
+            ('PUT /resource_providers/{u}/aggregates', self.set_aggregates),
+            ('claim, sequential', self.claim_sequential),
+            ('claim, %d clients' % self.n_clients, self.claim_concurrent),
+            ('GET /allocation_candidates', self.candidates),
+            ('GET /allocation_candidates limit=50', self.candidates_limited),
+            ('GET /resource_providers/{u}/usages', self.provider_usages),
+            ('GET /usages?project_id= (1.39)', self.project_usages),
+            ('GET /usages?project_id= (1.37)',
+             lambda op: self.project_usages(op, '1.37')),
+            ('DELETE /allocations/{c}', self.delete_allocations),
+            ('DELETE /resource_providers/{u}', self.delete_providers),
+        ]
 
     def warm_up(self):
         # Every worker imports lazily and fills its caches on first use;

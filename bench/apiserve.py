@@ -98,6 +98,7 @@ class Service(object):
 
     def __init__(self, name, python, app, env, workdir, db_url):
         self.name = name
+        self.db_url = db_url
         self.db_name = (db_url.rsplit('/', 1)[1]
                         if db_url.startswith('postgresql') else None)
         self.python = python
