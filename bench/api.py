@@ -148,35 +148,46 @@ def _cpu(op):
     return '%.1f' % app if not db else '%.1f+%.1f' % (app, db)
 
 
+def _total_cpu(op):
+    if op.get('cpu_ms_per_request') is None:
+        return None
+    return op['cpu_ms_per_request'] + op.get('db_cpu_ms_per_request', 0)
+
+
+def _ratio(resobj, reference):
+    if not resobj or not reference:
+        return '-'
+    return '%.1fx' % (resobj / reference)
+
+
 def table(result):
     ref = result['services'].get('reference', {}).get('operations', [])
     res = result['services'].get('resobj', {}).get('operations', [])
     names = [o['operation'] for o in (ref or res)]
     by = {'reference': {o['operation']: o for o in ref},
           'resobj': {o['operation']: o for o in res}}
-    head = ('| operation | n | reference req/s | p50 ms | CPU ms/req '
-            '| resobj req/s | p50 ms | CPU ms/req | ratio | target '
-            '| wrong ref/resobj |')
-    lines = [head, '|' + '---|' * 11]
+    clients = '%d clients' % result['args']['clients']
+    lines = ['| operation | n | reference req/s | p50 ms | CPU ms/req '
+             '| resobj req/s | p50 ms | CPU ms/req | ratio | target '
+             '| CPU ratio | wrong ref/resobj |',
+             '|' + '---|' * 12]
     for name in names:
         a = by['reference'].get(name, {})
         b = by['resobj'].get(name, {})
-        ratio = (b['rate'] / a['rate']
-                 if a.get('rate') and b.get('rate') else None)
-        target = TARGETS.get(name.replace(
-            '%d clients' % result['args']['clients'], '4 clients'))
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s '
-                     '| %s/%s |' % (
-                         name, (a or b).get('requests', '-'),
-                         _fmt(a.get('rate'), '.1f'),
-                         _fmt(a.get('p50_ms'), '.1f'),
-                         _cpu(a),
-                         _fmt(b.get('rate'), '.1f'),
-                         _fmt(b.get('p50_ms'), '.1f'),
-                         _cpu(b),
-                         _fmt(ratio, '.1f') + ('x' if ratio else ''),
-                         '>= %dx' % target if target else '',
-                         a.get('wrong', '-'), b.get('wrong', '-')))
+        cpu_a, cpu_b = _total_cpu(a), _total_cpu(b)
+        if not (a.get('rate') and b.get('rate')):
+            # The CPU of requests answered wrongly (a 404, a 500) says
+            # nothing about the work the right answer costs.
+            cpu_a = cpu_b = None
+        target = TARGETS.get(name.replace(clients, '4 clients'))
+        lines.append('| %s |' % ' | '.join([
+            name, str((a or b).get('requests', '-')),
+            _fmt(a.get('rate'), '.1f'), _fmt(a.get('p50_ms'), '.1f'), _cpu(a),
+            _fmt(b.get('rate'), '.1f'), _fmt(b.get('p50_ms'), '.1f'), _cpu(b),
+            _ratio(b.get('rate'), a.get('rate')),
+            '>= %dx' % target if target else '',
+            _ratio(cpu_b and 1 / cpu_b, cpu_a and 1 / cpu_a),
+            '%s/%s' % (a.get('wrong', '-'), b.get('wrong', '-'))]))
     return '\n'.join(lines)
 
 
@@ -240,7 +251,9 @@ def report(result):
           'last answer); ratio = resobj req/s / reference req/s; CPU = user '
           '+ system time of the gunicorn master and workers per request, '
           '+ that of the PostgreSQL backends serving the service\'s '
-          'database (SQLite runs inside the workers).')
+          'database (SQLite runs inside the workers); CPU ratio = '
+          'reference CPU / resobj CPU per request, which machine load '
+          'disturbs less than the rates.')
     examples = wrong_answers(result)
     if examples:
         print()
