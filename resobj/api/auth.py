@@ -41,11 +41,26 @@ class NoAuth:
 def keystone(app, conf):
     """keystonemiddleware auth_token around ``app``, skipping ``/``."""
     from keystonemiddleware import auth_token
+    import webob.exc
 
     class _AuthToken(auth_token.AuthProtocol):
         def __call__(self, environ, start_response):
             if is_root(environ):
                 return self._app(environ, start_response)
             return super().__call__(environ, start_response)
+
+        def process_request(self, request):
+            # auth_token answers 401 in its own body format; clients of
+            # this API parse one format only.
+            try:
+                return super().process_request(request)
+            except webob.exc.HTTPUnauthorized as exc:
+                headers = {}
+                if exc.headers.get('WWW-Authenticate'):
+                    headers['WWW-Authenticate'] = exc.headers[
+                        'WWW-Authenticate']
+                raise errors.HTTPError(
+                    401, 'The request you have made requires '
+                    'authentication.', headers=headers)
 
     return _AuthToken(app, {'oslo_config_config': conf})

@@ -65,14 +65,17 @@ def json_body(req, schema):
     return data
 
 
-def query(req, schema, repeatable=()):
+def query(req, schema, repeatable=(), only_known=False):
     """The query string as a dict, validated against ``schema``.
 
     A parameter given twice is a 400 unless it is in ``repeatable``,
-    whose values are always lists.
+    whose values are always lists. With ``only_known``, parameters the
+    schema does not name are left out (for a caller that parses them).
     """
     params = {}
     for key in req.GET.keys():
+        if only_known and key not in schema['properties']:
+            continue
         values = req.GET.getall(key)
         if key in repeatable:
             params[key] = values

@@ -8,14 +8,17 @@ requests in flight finish, then the workers exit.
 """
 
 import argparse
+import os
 import sys
 
 from gunicorn.app import base as gunicorn_base
+from gunicorn import util as gunicorn_util
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from resobj.api import app as api_app
 from resobj.api import service
+from resobj.conf import paths
 from resobj.db import facade
 from resobj import exception
 from resobj import version
@@ -25,19 +28,27 @@ PROG = 'resobj-api'
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog=PROG, add_help=False,
-        description='Serve the placement-compatible resobj API.')
+        prog=PROG, description='Serve the placement-compatible resobj API '
+        'with gunicorn, creating or upgrading the database schema first.',
+        epilog='oslo.config options: --config-file PATH, --config-dir DIR '
+        '(default: resobj.conf in the usual places); see the '
+        'configuration reference for the [api] and [database] options.')
     parser.add_argument('--host', help='override [api] host')
     parser.add_argument('--port', type=int, help='override [api] port')
     parser.add_argument('--workers', type=int,
                         help='override [api] workers')
+    parser.add_argument('--daemon', action='store_true',
+                        help='detach and keep serving in the background; '
+                             'the pid and log files are in the state '
+                             'directory')
     return parser
 
 
 class _Server(gunicorn_base.BaseApplication):
-    def __init__(self, conf, application):
+    def __init__(self, conf, application, daemon=False):
         self._conf = conf
         self._application = application
+        self._daemon = daemon
         super().__init__()
 
     def load_config(self):
@@ -56,6 +67,16 @@ class _Server(gunicorn_base.BaseApplication):
             'graceful_timeout': 30,
             'post_fork': _post_fork,
         }
+        if self._daemon:
+            # A detached process has no terminal: log to files a user can
+            # find, and leave a pid file to stop it with.
+            state_dir = paths.state_dir(self._conf)
+            log = os.path.join(state_dir, 'resobj-api.log')
+            settings.update(
+                daemon=True, errorlog=log,
+                pidfile=os.path.join(state_dir, 'resobj-api.pid'))
+            if settings['accesslog'] == '-':
+                settings['accesslog'] = log
         for key, value in settings.items():
             self.cfg.set(key, value)
 
@@ -73,6 +94,10 @@ def main(argv=None):
     overrides, rest = _parser().parse_known_args(argv)
     conf = cfg.ConfigOpts()
     service.register_all_opts(conf)
+    # alembic narrates every migration step at INFO; one line says where
+    # the service runs.
+    logging.set_defaults(default_log_levels=logging.get_default_log_levels()
+                         + ['alembic=WARN'])
     try:
         conf(rest, project='resobj', prog=PROG,
              version=version.version_string())
@@ -103,7 +128,14 @@ def main(argv=None):
                            facade.database_url(conf).render_as_string(
                                hide_password=True)),
           file=sys.stderr, flush=True)
-    _Server(conf, application).run()
+    if overrides.daemon:
+        print('%s: detaching; log %s, pid file %s (stop it with kill)'
+              % (PROG, os.path.join(paths.state_dir(conf), 'resobj-api.log'),
+                 os.path.join(paths.state_dir(conf), 'resobj-api.pid')),
+              file=sys.stderr, flush=True)
+        # BaseApplication.run() does not detach by itself.
+        gunicorn_util.daemonize(False)
+    _Server(conf, application, daemon=overrides.daemon).run()
     return 0
 
 
