@@ -7,6 +7,7 @@ kept (the first few per operation) for the report. Nothing here stops on
 a wrong answer: the run goes on and the counts are printed.
 """
 
+import concurrent.futures
 import multiprocessing
 import time
 import uuid
@@ -185,11 +186,18 @@ class Workload(object):
         ]
 
     def warm_up(self):
-        # Every worker imports lazily and fills its caches on first use;
-        # enough requests that each worker has answered a few.
-        op = Op('warm-up')
-        for _ in range(20):
-            self.client.call(op, 'GET', '/resource_providers', 200)
+        # Every worker loads lazily (policies, schemas, caches) on its
+        # first requests. A keep-alive session stays on one worker, so
+        # warm up over several connections at once to reach them all.
+        def some_reads(_):
+            client = Client(self.url)
+            op = Op('warm-up')
+            for _ in range(10):
+                client.call(op, 'GET', '/resource_providers', 200)
+                client.call(op, 'GET', '/traits', 200)
+                client.call(op, 'GET', '/usages?project_id=nobody', 200)
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            list(pool.map(some_reads, range(8)))
         for trait in TRAITS:
             self.client.session.put(self.url + '/traits/' + trait)
 
