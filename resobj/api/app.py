@@ -76,7 +76,7 @@ class Application:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
             _check_content(req)
-            handler, urlvars = self._router.find(req.path_info, req.method,
+            handler, urlvars = self._router.find(_path(req), req.method,
                                                  version)
             req.urlvars = urlvars
             resp = handler(req)
@@ -109,6 +109,14 @@ def _negotiate(environ):
             '%s to %s.' % (exc.version, microversion.MIN, microversion.MAX),
             extra={'min_version': str(microversion.MIN),
                    'max_version': str(microversion.MAX)})
+
+
+def _path(req):
+    try:
+        return req.path_info
+    except UnicodeDecodeError:
+        # A percent-escape that is not UTF-8 names no resource.
+        raise errors.bad_request('The request path is not valid UTF-8.')
 
 
 def _check_content(req):

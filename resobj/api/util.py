@@ -58,11 +58,43 @@ def json_body(req, schema):
             415, 'The media type %s is not supported, use '
             'application/json' % (req.content_type or 'None'))
     try:
-        data = json.loads(req.body or b'')
+        data = json.loads(req.body or b'', parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request('Malformed JSON: %s' % exc)
+    except RecursionError:
+        raise errors.bad_request('Malformed JSON: nested too deeply.')
+    if _depth(data) > MAX_DEPTH:
+        # The schema validator recurses: refuse before it can overflow.
+        raise errors.bad_request('Malformed JSON: nested deeper than %d '
+                                 'levels.' % MAX_DEPTH)
     validate(data, schema, 'JSON')
     return data
+
+
+# The deepest valid body (a reshaper's) has 6 levels.
+MAX_DEPTH = 32
+
+
+def _no_constant(name):
+    # NaN and Infinity are not JSON (RFC 8259); Python accepts them, and a
+    # NaN passes every minimum/maximum check of a schema.
+    raise ValueError('%s is not a JSON value' % name)
+
+
+def _depth(data):
+    """How deeply ``data`` nests lists and dicts, without recursing."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            stack.extend((item, depth + 1) for item in value)
+    return deepest
 
 
 def query(req, schema, repeatable=(), only_known=False):
@@ -73,10 +105,15 @@ def query(req, schema, repeatable=(), only_known=False):
     schema does not name are left out (for a caller that parses them).
     """
     params = {}
-    for key in req.GET.keys():
+    try:
+        given = req.GET
+    except UnicodeDecodeError:
+        raise errors.bad_request('The query string is not valid UTF-8.',
+                                 errors.QUERY_BAD_VALUE)
+    for key in given.keys():
         if only_known and key not in schema['properties']:
             continue
-        values = req.GET.getall(key)
+        values = given.getall(key)
         if key in repeatable:
             params[key] = values
         elif len(values) > 1:
@@ -99,7 +136,10 @@ def respond(req, data=None, status=200, headers=None, last_modified=None):
     """A JSON (or empty) response with the version's caching headers.
 
     ``last_modified``: the newest change time of what is returned; now
-    if unknown (placement sends these from 1.15 on).
+    if unknown. Placement sends both headers from 1.15 on every GET and
+    on every write that answers with a representation (a PUT of
+    inventories, traits, aggregates or a provider; POST of an
+    inventory or, from 1.20, a provider), never on errors.
     """
     resp = webob.Response(status=status)
     if data is not None:
@@ -110,7 +150,8 @@ def respond(req, data=None, status=200, headers=None, last_modified=None):
         resp.content_type = None
     for name, value in (headers or {}).items():
         resp.headers[name] = value
-    if version(req) >= (1, 15) and req.method == 'GET':
+    if version(req) >= (1, 15) and (req.method == 'GET' or
+                                    data is not None):
         resp.last_modified = _http_date(last_modified or timeutils.utcnow())
         resp.cache_control = 'no-cache'
     return resp

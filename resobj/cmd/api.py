@@ -66,6 +66,10 @@ class _Server(gunicorn_base.BaseApplication):
             'proc_name': PROG,
             'graceful_timeout': 30,
             'post_fork': _post_fork,
+            # gunicorn's runtime-control socket lives at one path per
+            # user, which servers side by side would fight over; resobj
+            # is controlled with signals.
+            'control_socket_disable': True,
         }
         if self._daemon:
             # A detached process has no terminal: log to files a user can

@@ -196,7 +196,7 @@ def _on_engine_create(engine):
         raw.close()
 
 
-def retrying_writer(*retry_on):
+def retrying_writer(*retry_on, connection=False):
     """A writer retried in a fresh transaction on conflicts.
 
     Retries on deadlocks and on the exception types in ``retry_on`` (e.g.
@@ -205,11 +205,17 @@ def retrying_writer(*retry_on):
     failure propagates. Inside another writer's transaction it runs once:
     a retry there could not undo the outer transaction's failed statement,
     so the conflict goes up to whoever owns the transaction.
+
+    ``connection=True`` runs the function on a Core connection
+    (``context.connection``) rather than an ORM session: for hot write
+    paths that issue Core statements only, it saves the session's set-up
+    and per-statement bookkeeping. Inside another writer's session it
+    gets that session's connection, so it is still one transaction.
     """
     retryable = (db_exc.DBDeadlock,) + retry_on
 
     def decorator(fn):
-        transactional = writer(fn)
+        transactional = (connection_writer if connection else writer)(fn)
 
         @functools.wraps(fn)
         def wrapper(*args, max_retries=10, **kwargs):
@@ -244,6 +250,10 @@ _context_manager = new_context_manager()
 # reads the replica); anywhere else it reads the primary.
 reader = _translating(_context_manager.reader.allow_async)
 writer = _translating(_context_manager.writer, writes=True)
+# A writer on a Core connection (``context.connection``); see
+# retrying_writer(connection=True).
+connection_writer = _translating(_context_manager.writer.connection,
+                                 writes=True)
 replica_reader = _translating(_context_manager.async_)
 
 

@@ -1,25 +1,36 @@
 """The allocation write path and usage reads: set-based SQL only.
 
-Replacing a set of consumers' allocations is one transaction:
+Replacing a set of consumers' allocations is one transaction of at most
+four statements (on MySQL, one more per provider beyond the first),
+however many allocations exist:
 
-1. note the providers' generations and the usage of every involved
-   (provider, class) before the change;
-2. delete the consumers' rows;
-3. check every (provider, class) the new rows need in ONE query:
-   inventory exists, each amount respects min_unit, max_unit and
-   step_size, and usage + amount fits the capacity
+1. ONE query reads, for the new rows' providers and the providers the
+   consumers hold allocations on now: each provider's generation, whether
+   the consumers hold anything there, and for every (provider, class) the
+   new rows need its inventory, its usage and the consumers' own share of
+   that usage. Every new row is checked against it: inventory exists,
+   each amount respects min_unit, max_unit and step_size, and usage
+   without the consumers' own rows + amount fits the capacity
    ``(total - reserved) * allocation_ratio`` -- or at least does not make
    an already over-capacity provider worse, so consumers can still leave
    or shrink after an inventory was lowered;
-4. insert the new rows;
-5. bump the generation of every provider whose usage changed, each a
-   compare-and-swap against the generation read in step 1.
+2. delete the consumers' rows (skipped when they hold none);
+3. insert the new rows;
+4. bump the generation of every provider whose usage changed, a
+   compare-and-swap against the generation read in step 1 with the
+   usage: one UPDATE ... RETURNING for all of them, where a provider it
+   does not return has moved (one UPDATE per provider on MySQL).
 
 Concurrent writers on the same provider therefore cannot both commit: the
 second one's compare-and-swap finds the generation moved and raises
 ResourceProviderConcurrentUpdateDetected, rolling its transaction back;
-callers retry that (and deadlocks) with a fresh transaction. The number
-of statements does not depend on how many allocations already exist.
+callers retry that (and deadlocks) with a fresh transaction.
+
+The statements are built once, at import, with expanding bind
+parameters: a claim is a few hundred microseconds of database time, and
+building and cache-keying SQLAlchemy constructs per call cost as much.
+They run on the transaction's Core connection, not through an ORM
+session.
 """
 
 import collections
@@ -50,43 +61,18 @@ Row = collections.namedtuple(
     'Row', 'resource_provider_id consumer_id resource_class_id used')
 
 
-def _old_rows(context, consumer_ids):
-    """The consumers' current rows with their providers: one query.
-
-    Returns ({(rp_id, rc_id): amount}, {rp_id: (uuid, generation)}).
-    """
-    amounts = collections.defaultdict(int)
-    providers = {}
-    if not consumer_ids:
-        return amounts, providers
-    rows = context.session.execute(
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  _ALLOC.c.used, _RP.c.uuid, _RP.c.generation)
-        .join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
-        .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
-    for rp_id, rc_id, used, uuid, generation in rows:
-        amounts[(rp_id, rc_id)] += used
-        providers[rp_id] = (uuid, generation)
-    return amounts, providers
-
-
-def _check_capacity(context, rows, old_amounts):
-    """Check ``rows`` against the providers' inventories in one query.
-
-    Run after the consumers' old rows are deleted, so usage excludes
-    them; usage before this change is that plus ``old_amounts``. Raises
-    unless every row fits; returns {rp_id: (uuid, generation)} for the
-    providers involved, read in the same statement as their usage.
-    """
-    needed = collections.defaultdict(int)
-    amounts = collections.defaultdict(list)
-    for row in rows:
-        key = (row.resource_provider_id, row.resource_class_id)
-        needed[key] += row.used
-        amounts[key].append(row.used)
-    if not needed:
-        return {}
-    rp_ids = sorted({rp for rp, _ in needed})
+def _snapshot_query():
+    """Step 1's query; binds consumer_ids, rp_ids (new) and rc_ids."""
+    consumer_ids = sa.bindparam('consumer_ids', expanding=True)
+    rp_ids = sa.bindparam('rp_ids', expanding=True)
+    held = (sa.select(_ALLOC.c.resource_provider_id)
+            .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
+    # Two ways in, each on an index: a UNION rather than an OR, which
+    # PostgreSQL could only answer by scanning every provider.
+    involved = sa.union(
+        held, sa.select(_RP.c.id).where(_RP.c.id.in_(rp_ids))).subquery()
+    # Usage from the (provider, class, used) index alone; the consumers'
+    # share from the consumer index.
     usage = (
         sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                   sa.func.sum(_ALLOC.c.used).label('used'))
@@ -94,26 +80,75 @@ def _check_capacity(context, rows, old_amounts):
         .group_by(_ALLOC.c.resource_provider_id,
                   _ALLOC.c.resource_class_id)
         .subquery())
-    query = (
-        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation, _INV.c.total,
-                  _INV.c.resource_class_id, _INV.c.reserved,
+    own = (
+        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  sa.func.sum(_ALLOC.c.used).label('used'))
+        .where(_ALLOC.c.consumer_id.in_(consumer_ids))
+        .group_by(_ALLOC.c.resource_provider_id,
+                  _ALLOC.c.resource_class_id)
+        .subquery())
+    return (
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
+                  _RP.c.id.in_(held).label('held'),
+                  _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
                   _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
                   _INV.c.allocation_ratio,
-                  sa.func.coalesce(usage.c.used, 0))
-        .select_from(_RP.outerjoin(_INV, sa.and_(
-            _INV.c.resource_provider_id == _RP.c.id,
-            _INV.c.resource_class_id.in_(sorted({rc for _, rc in needed}))))
+                  sa.func.coalesce(usage.c.used, 0),
+                  sa.func.coalesce(own.c.used, 0))
+        .select_from(
+            involved.join(_RP, _RP.c.id == involved.c[0])
+            .outerjoin(_INV, sa.and_(
+                _INV.c.resource_provider_id == _RP.c.id,
+                _INV.c.resource_class_id.in_(
+                    sa.bindparam('rc_ids', expanding=True))))
             .outerjoin(usage, sa.and_(
                 usage.c.resource_provider_id == _RP.c.id,
-                usage.c.resource_class_id == _INV.c.resource_class_id)))
-        .where(_RP.c.id.in_(rp_ids)))
+                usage.c.resource_class_id == _INV.c.resource_class_id))
+            .outerjoin(own, sa.and_(
+                own.c.resource_provider_id == _RP.c.id,
+                own.c.resource_class_id == _INV.c.resource_class_id))))
+
+
+_SNAPSHOT = _snapshot_query()
+_DELETE = sa.delete(_ALLOC).where(_ALLOC.c.consumer_id.in_(
+    sa.bindparam('consumer_ids', expanding=True)))
+_INSERT = sa.insert(_ALLOC)
+# ``updated_at`` kept: a usage change is not an update of the provider.
+_BUMP = (
+    sa.update(_RP)
+    .where(sa.tuple_(_RP.c.id, _RP.c.generation).in_(
+        sa.bindparam('seen', expanding=True)))
+    .values(generation=_RP.c.generation + 1, updated_at=_RP.c.updated_at))
+_BUMP_RETURNING = _BUMP.returning(_RP.c.id)
+_CLASS_NAME = sa.select(_RC.c.name).where(_RC.c.id == sa.bindparam('id'))
+
+
+def _snapshot(conn, consumer_ids, rows):
+    """Step 1: read and check; nothing is written.
+
+    Raises unless every row fits. Returns ({rp_id: (uuid, generation)}
+    for every provider involved, whether the consumers hold any row).
+    """
+    needed = collections.defaultdict(int)
+    amounts = collections.defaultdict(list)
+    for row in rows:
+        key = (row.resource_provider_id, row.resource_class_id)
+        needed[key] += row.used
+        amounts[key].append(row.used)
+    rp_ids = sorted({rp for rp, _ in needed})
     providers, inventories = {}, {}
-    for (rp_id, uuid, generation, total, rc_id, reserved, min_unit,
-         max_unit, step_size, ratio, used) in context.session.execute(query):
+    held_any = False
+    for (rp_id, uuid, generation, held, rc_id, total, reserved, min_unit,
+         max_unit, step_size, ratio, used, own) in conn.execute(
+            _SNAPSHOT, {'consumer_ids': consumer_ids, 'rp_ids': rp_ids,
+                        'rc_ids': sorted({rc for _, rc in needed})}):
         providers[rp_id] = (uuid, generation)
+        held_any = held_any or bool(held)
         if rc_id is not None:
-            inventories[(rp_id, rc_id)] = (total, reserved, min_unit,
-                                           max_unit, step_size, ratio, used)
+            # MySQL sums are Decimals.
+            inventories[(rp_id, rc_id)] = (
+                total, reserved, min_unit, max_unit, step_size, ratio,
+                int(used) - int(own), int(own))
     missing = sorted(set(rp_ids) - set(providers))
     if missing:
         raise exception.ResourceProviderNotFound(key='id=%s' % missing[0])
@@ -122,57 +157,67 @@ def _check_capacity(context, rows, old_amounts):
         if key not in inventories:
             raise exception.InvalidInventory(
                 resource_provider=rp_uuid,
-                resource_class=_class_name(context, key[1]))
+                resource_class=_class_name(conn, key[1]))
         (total, reserved, min_unit, max_unit, step_size, ratio,
-         used) = inventories[key]
+         used, own) = inventories[key]
         for single in amounts[key]:
             if single < min_unit or single > max_unit or \
                     single % step_size:
                 raise exception.InvalidAllocationConstraintsViolated(
                     resource_provider=rp_uuid,
-                    resource_class=_class_name(context, key[1]),
+                    resource_class=_class_name(conn, key[1]),
                     amount=single, min_unit=min_unit, max_unit=max_unit,
                     step_size=step_size)
+        # ``used`` leaves out the consumers' own rows, which this
+        # change replaces.
         capacity = (total - reserved) * ratio
-        if used + amount > capacity and \
-                used + amount > used + old_amounts.get(key, 0):
+        if used + amount > capacity and amount > own:
             # Over capacity and worse than before this change: refused.
             # Not worse (a consumer shrinking or leaving an over-capacity
             # provider) is allowed.
             raise exception.InvalidAllocationCapacityExceeded(
                 resource_provider=rp_uuid,
-                resource_class=_class_name(context, key[1]),
+                resource_class=_class_name(conn, key[1]),
                 requested=amount, used=used, capacity=capacity)
-    return providers
+    return providers, held_any
 
 
-def _class_name(context, rc_id):
+def _class_name(conn, rc_id):
     # Only on the error path: one more query there is fine.
-    return context.session.execute(
-        sa.select(_RC.c.name).where(_RC.c.id == rc_id)).scalar() or rc_id
+    return conn.execute(_CLASS_NAME, {'id': rc_id}).scalar() or rc_id
 
 
-def _bump_generations(context, providers):
+def _bump_generations(conn, providers):
     """Compare-and-swap every provider's generation.
 
     ``providers`` maps id to (uuid, generation read in this transaction);
-    returns id to (uuid, new generation).
+    returns id to (uuid, new generation). One UPDATE for all providers
+    where the database returns the ids it updated (PostgreSQL, SQLite),
+    so the ones missing are those that moved. MySQL and MariaDB have no
+    UPDATE ... RETURNING and a rowcount cannot name the provider that
+    moved: there, one UPDATE per provider (one in all for a claim on a
+    single provider).
     """
-    bumped = {}
-    for rp_id, (uuid, seen) in sorted(providers.items()):
-        count = context.session.execute(
-            sa.update(_RP)
-            .where(_RP.c.id == rp_id, _RP.c.generation == seen)
-            .values(generation=seen + 1,
-                    updated_at=_RP.c.updated_at)).rowcount
-        if count != 1:
+    seen = sorted((rp_id, gen) for rp_id, (_, gen) in providers.items())
+    if not seen:
+        return {}
+    if conn.dialect.update_returning:
+        bumped = set(conn.execute(_BUMP_RETURNING, {'seen': seen}).scalars())
+    else:
+        bumped = set()
+        for rp_id, gen in seen:
+            if not conn.execute(_BUMP, {'seen': [(rp_id, gen)]}).rowcount:
+                break
+            bumped.add(rp_id)
+    for rp_id, gen in seen:
+        if rp_id not in bumped:
             raise exception.ResourceProviderConcurrentUpdateDetected(
-                provider=uuid, generation=seen)
-        bumped[rp_id] = (uuid, seen + 1)
-    return bumped
+                provider=providers[rp_id][0], generation=gen)
+    return {rp_id: (providers[rp_id][0], gen + 1) for rp_id, gen in seen}
 
 
-@facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
+@facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected,
+                        connection=True)
 def replace_for_consumers(context, consumer_ids, rows):
     """Replace ``consumer_ids``' allocations with ``rows`` atomically.
 
@@ -187,23 +232,24 @@ def replace_for_consumers(context, consumer_ids, rows):
     changed (new rows' providers and the consumers' previous ones).
     """
     return {rp_id: generation for rp_id, (_, generation)
-            in _replace(context, consumer_ids, rows).items()}
+            in _replace(context.connection, consumer_ids, rows).items()}
 
 
-def _replace(context, consumer_ids, rows):
+def _replace(conn, consumer_ids, rows):
+    """Steps 1 to 4 on ``conn``, the transaction's Core connection."""
     rows = [Row(*row) for row in rows]
     new = [row for row in rows if row.used > 0]
     consumer_ids = sorted(set(consumer_ids) | {r.consumer_id for r in rows})
-    old_amounts, providers = _old_rows(context, consumer_ids)
-    if old_amounts:
-        context.session.execute(
-            sa.delete(_ALLOC).where(_ALLOC.c.consumer_id.in_(consumer_ids)))
-    providers.update(_check_capacity(context, new, old_amounts))
+    if not consumer_ids:
+        return {}
+    providers, held = _snapshot(conn, consumer_ids, new)
+    if held:
+        conn.execute(_DELETE, {'consumer_ids': consumer_ids})
     if new:
         now = base.utcnow()
-        context.session.execute(sa.insert(_ALLOC), [
-            dict(row._asdict(), created_at=now) for row in new])
-    return _bump_generations(context, providers)
+        conn.execute(_INSERT, [dict(row._asdict(), created_at=now)
+                               for row in new])
+    return _bump_generations(conn, providers)
 
 
 # Passed as a consumer's expected generation when the caller does not
@@ -246,7 +292,30 @@ def _ensure_consumer(context, request):
                  'consumer %s' % (expected, row['generation'],
                                   request['consumer_uuid']),
             generation=expected)
+    _update_owner(context, row, request)
     return row
+
+
+def _update_owner(context, row, request):
+    """Give an existing consumer the request's project, user and type.
+
+    A client may name another owner than the stored one (an allocation
+    written before 1.8 has the incomplete-consumer placeholders, which a
+    later write fills in); the newest request wins, as in placement. The
+    generation is not bumped here: replace_all bumps it once.
+    """
+    changes = {}
+    if request['project_id'] != row['project_external_id']:
+        changes['project_id'] = consumer_db.get_or_create_project(
+            context, request['project_id'])['id']
+    if request['user_id'] != row['user_external_id']:
+        changes['user_id'] = consumer_db.get_or_create_user(
+            context, request['user_id'])['id']
+    consumer_type = request.get('consumer_type')
+    if consumer_type is not None and consumer_type != row['consumer_type']:
+        changes['consumer_type'] = consumer_type
+    if changes:
+        consumer_db.update(context, row['id'], row['generation'], changes)
 
 
 @facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
@@ -281,7 +350,8 @@ def replace_all(context, requests):
         rows += [(rp_ids[a['resource_provider_uuid']], consumer['id'],
                   rc_ids[a['resource_class']], a['used'])
                  for a in request['allocations']]
-    bumped = _replace(context, [c['id'] for c in consumers.values()], rows)
+    bumped = _replace(context.session.connection(),
+                      [c['id'] for c in consumers.values()], rows)
     generations = {
         uuid: consumer_db.increment_generation(context, c['id'],
                                                c['generation'])

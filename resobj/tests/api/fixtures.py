@@ -15,6 +15,7 @@ import os
 import tempfile
 import unittest
 
+import fixtures
 from gabbi import fixture as gabbi_fixture
 from oslo_config import cfg
 from oslo_db import exception as db_exc
@@ -83,28 +84,47 @@ class _Database:
             self._backend.drop_named_database(self._ident)
 
 
+class AppFixture(fixtures.Fixture):
+    """A fresh database of one backend and an application over it.
+
+    ``self.app`` is the WSGI application, ``self.conf`` its configuration.
+    The schema, standard resource classes and traits exist; nothing else.
+    """
+
+    def __init__(self, backend_name):
+        super().__init__()
+        self._backend_name = backend_name
+
+    def _setUp(self):
+        database = _Database(self._backend_name)
+        url = database.create()
+        self.addCleanup(database.drop)
+        self.conf = cfg.ConfigOpts()
+        service.register_all_opts(self.conf)
+        self.conf([], project='resobj', default_config_files=[],
+                  default_config_dirs=[])
+        self.addCleanup(self.conf.reset)
+        self.conf.set_override('connection', url, group='database')
+        self.conf.set_override('auth_strategy', 'noauth2', group='api')
+        fresh = facade.new_context_manager()
+        self.addCleanup(facade.get_context_manager().patch_factory(fresh))
+        self.addCleanup(fresh.dispose_pool)
+        facade.configure(self.conf)
+        models.BASE.metadata.create_all(facade.get_engine())
+        ctx = resobj_context.get_admin_context()
+        resource_class_db.ensure_sync(ctx)
+        trait_db.ensure_sync(ctx)
+        self.app = api_app.make_app(self.conf)
+
+
 def make_fixture(backend_name):
     class APIFixture(gabbi_fixture.GabbiFixture):
         """A fresh database and application for one YAML file."""
 
         def start_fixture(self):
-            self._database = _Database(backend_name)
-            url = self._database.create()
-            self.conf = cfg.ConfigOpts()
-            service.register_all_opts(self.conf)
-            self.conf([], project='resobj', default_config_files=[],
-                      default_config_dirs=[])
-            self.conf.set_override('connection', url, group='database')
-            self.conf.set_override('auth_strategy', 'noauth2', group='api')
-            manager = facade.get_context_manager()
-            self._fresh = facade.new_context_manager()
-            self._restore = manager.patch_factory(self._fresh)
-            facade.configure(self.conf)
-            models.BASE.metadata.create_all(facade.get_engine())
-            ctx = resobj_context.get_admin_context()
-            resource_class_db.ensure_sync(ctx)
-            trait_db.ensure_sync(ctx)
-            _APP['app'] = api_app.make_app(self.conf)
+            self._app = AppFixture(backend_name)
+            self._app.setUp()
+            _APP['app'] = self._app.app
             self._saved_environ = {k: os.environ.get(k)
                                    for k in ENVIRON_UUIDS}
             for key in ENVIRON_UUIDS:
@@ -117,10 +137,7 @@ def make_fixture(backend_name):
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
-            self._fresh.dispose_pool()
-            self._restore()
-            self._database.drop()
-            self.conf.reset()
+            self._app.cleanUp()
 
     APIFixture.__name__ = 'APIFixture'
     return APIFixture

@@ -1,5 +1,7 @@
 """The allocation write path and usage reads, on every backend."""
 
+import fixtures
+
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import resource_class as rc_db
 from resobj import exception
@@ -95,16 +97,99 @@ class TestReplaceAllocations(db_base.DBTestCase):
         self.assertEqual({self.rp: 2}, self._replace([self.c1]))
         self.assertEqual(0, self.usage()['VCPU'])
 
-    def test_statement_count_does_not_grow_with_allocations(self):
-        def statements(consumer):
-            with resobj_fixtures.StatementCounter(self.engine) as counter:
-                self._replace([consumer], (self.rp, consumer, VCPU, 1))
-            return counter.count
+    def test_replacement_drops_classes_no_longer_claimed(self):
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 2),
+                      (self.rp, self.c1, MEMORY_MB, 512))
+        # Same provider, another class only: the MEMORY_MB row must go
+        # although no new row names that class.
+        self.assertEqual({self.rp: 2},
+                         self._replace([self.c1], (self.rp, self.c1, VCPU,
+                                                   4)))
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 0}, self.usage())
 
-        few = statements(self.c1)
-        # The counter saw the statements, so the comparison can fail.
-        self.assertGreater(few, 0)
+    def test_moving_bumps_old_and_new_providers(self):
+        other = fx.provider(self.context)
+        fx.inventory(self.context, other, VCPU, total=8)
+        self._replace([self.c1], (self.rp, self.c1, VCPU, 2))
+        self.assertEqual({self.rp: 2, other: 1},
+                         self._replace([self.c1], (other, self.c1, VCPU, 2)))
+        self.assertEqual(0, self.usage()['VCPU'])
+        self.assertEqual(2, fx.usage(self.context, other)['VCPU'])
+
+    def _stale_read_of(self, rp_id, times):
+        """Make the next ``times`` reads see ``rp_id`` one generation back.
+
+        As if a concurrent writer bumped it between this transaction's
+        read and its compare-and-swap.
+        """
+        real = alloc_db._snapshot
+        calls = []
+
+        def stale(conn, consumer_ids, rows):
+            providers, held = real(conn, consumer_ids, rows)
+            calls.append(rp_id)
+            if len(calls) <= times:
+                uuid, generation = providers[rp_id]
+                providers[rp_id] = (uuid, generation - 1)
+            return providers, held
+        self.useFixture(fixtures.MockPatchObject(
+            alloc_db, '_snapshot', stale))
+        return calls
+
+    def test_moved_provider_is_a_conflict_and_changes_nothing(self):
+        other = fx.provider(self.context)
+        fx.inventory(self.context, other, VCPU, total=8)
+        self._replace([self.c1], (other, self.c1, VCPU, 1))
+        self._stale_read_of(other, times=1)
+        exc = self.assertRaises(
+            exception.ResourceProviderConcurrentUpdateDetected,
+            alloc_db.replace_for_consumers, self.context, [self.c2],
+            [(self.rp, self.c2, VCPU, 1), (other, self.c2, VCPU, 1)],
+            max_retries=0)
+        # The provider that moved is named, with the generation read.
+        self.assertEqual(fx.uuid(self.context, other),
+                         exc.kwargs['provider'])
+        self.assertEqual(0, exc.kwargs['generation'])
+        # Nothing was written, not even the bump of the unmoved provider.
+        self.assertEqual(0, self.usage()['VCPU'])
+        self.assertEqual(1, fx.usage(self.context, other)['VCPU'])
+        self.assertEqual(0, fx.generation(self.context, self.rp))
+        self.assertEqual(1, fx.generation(self.context, other))
+
+    def test_moved_provider_is_retried_with_a_fresh_read(self):
+        other = fx.provider(self.context)
+        fx.inventory(self.context, other, VCPU, total=8)
+        calls = self._stale_read_of(other, times=1)
+        self.assertEqual({self.rp: 1, other: 1}, self._replace(
+            [self.c1], (self.rp, self.c1, VCPU, 1),
+            (other, self.c1, VCPU, 1)))
+        self.assertEqual(2, len(calls))
+
+    def _statements(self, consumer, *rows):
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
+            self._replace([consumer], *rows)
+        # Only statements on resobj's tables: not BEGIN, not pings.
+        return [s for s in counter.statements
+                if 'allocations' in s or 'resource_providers' in s]
+
+    def test_statement_count_does_not_grow_with_allocations(self):
+        other = fx.provider(self.context)
+        fx.inventory(self.context, other, VCPU, total=100, max_unit=100)
+        # A first claim: the read-and-check, the insert, the bump.
+        first = self._statements(self.c1, (self.rp, self.c1, VCPU, 1))
+        self.assertEqual(3, len(first), first)
+        # A replacement across two providers adds only the delete: one
+        # compare-and-swap for both providers, except on MySQL, which
+        # has no UPDATE ... RETURNING to name the one that moved.
+        moved = self._statements(self.c1, (self.rp, self.c1, VCPU, 1),
+                                 (other, self.c1, VCPU, 1))
+        self.assertEqual(4 if self.engine.dialect.update_returning else 5,
+                         len(moved), moved)
         for _ in range(12):
             c = fx.consumer(self.context)
-            self._replace([c], (self.rp, c, VCPU, 1))
-        self.assertEqual(few, statements(self.c2))
+            self._replace([c], (self.rp, c, VCPU, 1), (other, c, VCPU, 1))
+        self.assertEqual(len(first), len(self._statements(
+            self.c2, (self.rp, self.c2, VCPU, 1))))
+        self.assertEqual(len(moved), len(self._statements(
+            self.c1, (self.rp, self.c1, VCPU, 1),
+            (other, self.c1, VCPU, 1))))
