@@ -340,3 +340,11 @@ class InventoryExists(Conflict):
 class InventoryInUse(Conflict):
     msg_fmt = ('Inventory of %(resource_classes)s on resource provider '
                '%(provider)s is in use by allocations.')
+
+
+class UnsupportedCandidateRequest(Invalid):
+    """An allocation candidate request uses a feature resobj lacks.
+
+    Raised instead of answering with candidates that might be wrong.
+    """
+    msg_fmt = ('Unsupported allocation candidate request: %(feature)s')

@@ -10,6 +10,7 @@ import re
 from resobj.api import errors
 from resobj.api.handlers import aggregate
 from resobj.api.handlers import allocation
+from resobj.api.handlers import allocation_candidate
 from resobj.api.handlers import inventory
 from resobj.api.handlers import reshaper
 from resobj.api.handlers import resource_class
@@ -62,6 +63,8 @@ ROUTES = [
         'GET': allocation.list_for_consumer,
         'PUT': allocation.set_allocations_for_consumer,
         'DELETE': allocation.delete_allocations}),
+    ('/allocation_candidates', {
+        'GET': allocation_candidate.list_allocation_candidates}),
     ('/traits', {
         'GET': trait.list_traits}),
     ('/traits/{name}', {

@@ -22,6 +22,7 @@ from resobj.db.models import base
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as models
 from resobj.db.models import trait as trait_models
+from resobj.db import provider_sql as sql
 from resobj import exception
 
 _RP = models.ResourceProvider.__table__
@@ -349,46 +350,6 @@ def get_traits(context, provider_id):
         .order_by(_TRAIT.c.name)).scalars())
 
 
-def _in_aggregates(aggregate_uuids):
-    """Providers in any of the aggregates, directly or through their root."""
-    members = sa.select(_RP_AGG.c.resource_provider_id).select_from(
-        _RP_AGG.join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)).where(
-        _AGG.c.uuid.in_(sorted(set(aggregate_uuids))))
-    return sa.or_(_RP.c.id.in_(members),
-                  _RP.c.root_provider_id.in_(members))
-
-
-def _with_any_trait(trait_ids):
-    return _RP.c.id.in_(sa.select(_RP_TRAIT.c.resource_provider_id).where(
-        _RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
-
-
-def _with_capacity(rc_id, amount):
-    """Providers that can take ``amount`` more of class ``rc_id``.
-
-    One subquery: the inventory joined to the class's summed usage per
-    provider, so the cost does not depend on how many allocations exist
-    beyond what the database aggregates.
-    """
-    usage = sa.select(
-        _ALLOC.c.resource_provider_id,
-        sa.func.sum(_ALLOC.c.used).label('used'),
-    ).where(_ALLOC.c.resource_class_id == rc_id).group_by(
-        _ALLOC.c.resource_provider_id).subquery('usage')
-    amount = sa.literal(amount, sa.Integer)
-    return _RP.c.id.in_(
-        sa.select(_INV.c.resource_provider_id).select_from(
-            _INV.outerjoin(usage, usage.c.resource_provider_id
-                           == _INV.c.resource_provider_id))
-        .where(
-            _INV.c.resource_class_id == rc_id,
-            sa.func.coalesce(usage.c.used, 0) + amount
-            <= (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio,
-            _INV.c.min_unit <= amount,
-            _INV.c.max_unit >= amount,
-            amount % _INV.c.step_size == 0))
-
-
 @facade.reader
 def get_all_by_filters(context, filters=None):
     """Providers matching every filter given, ordered by id.
@@ -429,14 +390,12 @@ def get_all_by_filters(context, filters=None):
     if filters.get('uuid') is not None:
         stmt = stmt.where(_RP.c.uuid == filters['uuid'])
     if filters.get('in_tree') is not None:
-        stmt = stmt.where(_RP.c.root_provider_id == sa.select(
-            _RP.c.root_provider_id).where(
-            _RP.c.uuid == filters['in_tree']).scalar_subquery())
+        stmt = stmt.where(sql.in_tree_of(filters['in_tree']))
     for any_of in filters.get('member_of') or ():
-        stmt = stmt.where(_in_aggregates(any_of))
+        stmt = stmt.where(sql.in_aggregates(any_of))
     if filters.get('forbidden_aggregates'):
-        stmt = stmt.where(sa.not_(_in_aggregates(
-            filters['forbidden_aggregates'])))
+        stmt = stmt.where(~sql.in_aggregates(
+            filters['forbidden_aggregates']))
     required = [set(any_of) for any_of in
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())
@@ -445,12 +404,13 @@ def get_all_by_filters(context, filters=None):
         ids = trait_db.ids_by_names(
             context, set().union(forbidden, *required))
         for any_of in required:
-            stmt = stmt.where(_with_any_trait(ids[n] for n in any_of))
+            stmt = stmt.where(sql.with_any_trait(ids[n] for n in any_of))
         if forbidden:
-            stmt = stmt.where(~_with_any_trait(ids[n] for n in forbidden))
+            stmt = stmt.where(~sql.with_any_trait(
+                ids[n] for n in forbidden))
     resources = filters.get('resources') or {}
     if resources:
         rc_ids = rc_db.ids_by_names(context, resources)
         for name, amount in sorted(resources.items()):
-            stmt = stmt.where(_with_capacity(rc_ids[name], amount))
+            stmt = stmt.where(sql.with_room(rc_ids[name], amount))
     return utils.fetch_all(context, stmt.order_by(_RP.c.id))

@@ -24,6 +24,7 @@ from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
 from resobj.db.models import trait as trait_models
+from resobj.db import provider_sql as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__
@@ -38,23 +39,11 @@ _RP_AGG = rp_models.ResourceProviderAggregate.__table__
 _RP_TRAIT = rp_models.ResourceProviderTrait.__table__
 _TRAIT = trait_models.Trait.__table__
 
-SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+SHARING_TRAIT = sql.SHARING_TRAIT
 # How a consumer without a type is reported, as placement does.
 UNKNOWN_TYPE = 'unknown'
 # The consumer_type filter value that asks for every type, summed.
 ALL_TYPES = 'all'
-
-
-def _capacity_expr():
-    """int((total - reserved) * allocation_ratio), alike on every backend.
-
-    CAST(... AS INTEGER) rounds on PostgreSQL and MySQL but truncates on
-    SQLite; FLOOR truncates everywhere for the non-negative values the
-    inventory checks allow.
-    """
-    return sa.cast(sa.func.floor(
-        (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
-        sa.BigInteger)
 
 
 @facade.reader
@@ -203,7 +192,7 @@ def capacity_report(context):
         sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                   _RC.c.name, _INV.c.total, _INV.c.reserved,
                   _INV.c.allocation_ratio,
-                  _capacity_expr().label('capacity'))
+                  sql.capacity().label('capacity'))
         .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
         .subquery())
     sharing = _RP.c.id.in_(_sharing_providers())
@@ -246,7 +235,7 @@ def capacity_report(context):
         sa.select(_INV.c.resource_class_id,
                   sa.func.sum(_INV.c.total).label('total'),
                   sa.func.sum(_INV.c.reserved).label('reserved'),
-                  sa.func.sum(_capacity_expr()).label('capacity'))
+                  sa.func.sum(sql.capacity()).label('capacity'))
         .group_by(_INV.c.resource_class_id).subquery())
     totals = context.session.execute(
         sa.select(_RC.c.name, per_class.c.total, per_class.c.reserved,

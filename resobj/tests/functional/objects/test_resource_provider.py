@@ -276,6 +276,14 @@ class TestFilters(pf.ProviderTestCase):
         self.assertEqual(['loner'], self.names(member_of=[[AGG2], [AGG3]]))
         self.assertEqual([], self.names(member_of=[[AGG1], [AGG2]]))
 
+    def test_forbidden_aggregates_include_the_root(self):
+        self.assertEqual(['root2', 'loner'],
+                         self.names(forbidden_aggregates=[AGG1]))
+        self.assertEqual(['root1', 'child1'],
+                         self.names(forbidden_aggregates=[AGG2, AGG3]))
+        self.assertEqual(['root2'], self.names(member_of=[[AGG2]],
+                                               forbidden_aggregates=[AGG3]))
+
     def test_traits(self):
         self.assertEqual(['root1', 'child1'],
                          self.names(required_traits=[{'HW_CPU_X86_AVX2'}]))

@@ -1,0 +1,144 @@
+"""GET /allocation_candidates (from 1.10)."""
+
+from resobj.api import errors
+from resobj.api import microversion
+from resobj.api.policies import allocation_candidate as policies
+from resobj.api import query
+from resobj.api.schemas import allocation_candidate as schema
+from resobj.api.schemas import common
+from resobj.api import util
+from resobj import exception
+from resobj.objects import allocation_candidate as ac_obj
+
+
+def _split(key, version):
+    """(group key, suffix) of a query parameter name, or None."""
+    for name in schema.GROUP_KEYS:
+        if key == name:
+            return name, ''
+        if key.startswith(name) and version >= (1, 25):
+            suffix = key[len(name):]
+            pattern = (schema.SUFFIX_1_33 if version >= (1, 33)
+                       else schema.SUFFIX_1_25)
+            if pattern.match(suffix):
+                return name, suffix
+    return None
+
+
+def _groups(req, version):
+    """RequestGroups from the query string; 400 for anything unknown."""
+    allowed = set(schema.group_keys(version))
+    other = schema.query(version)['properties']
+    groups = {}
+    for key in req.GET.keys():
+        if key in other:
+            continue
+        split = _split(key, version)
+        if split is None or (split[1] == '' and split[0] not in allowed) \
+                or (split[1] and split[0] == 'in_tree' and
+                    version < (1, 31)):
+            raise errors.bad_request(
+                'Invalid query string parameters: %r is not a parameter of '
+                'GET /allocation_candidates at microversion %s.'
+                % (key, version))
+        name, suffix = split
+        values = req.GET.getall(key)
+        if len(values) > 1 and name != 'member_of' and name != 'required':
+            raise errors.bad_request(
+                'Query parameter %s given %d times; it may appear once'
+                % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
+        groups.setdefault(suffix, {})[name] = values
+    result = []
+    for suffix, params in sorted(groups.items()):
+        group = ac_obj.RequestGroup(suffix=suffix)
+        if 'resources' in params:
+            group.resources = query.resources(params['resources'][0])
+        if 'required' in params:
+            if len(params['required']) > 1 and version < (1, 39) and \
+                    suffix == '':
+                raise errors.bad_request(
+                    'required may be given only once before 1.39.',
+                    errors.QUERY_DUPLICATE_KEY)
+            group.required_traits, group.forbidden_traits = \
+                query.required(params['required'], version)
+        if 'member_of' in params:
+            group.member_of, group.forbidden_aggs = query.member_of(
+                params['member_of'], version)
+        if 'in_tree' in params:
+            group.in_tree = query.uuid(params['in_tree'][0], 'in_tree')
+        if suffix and 'resources' not in params:
+            raise errors.bad_request(
+                'All request groups need resources: resources%s is missing.'
+                % suffix)
+        result.append(group)
+    if '' not in groups and (version < (1, 25) or not groups):
+        raise errors.bad_request(
+            'Invalid query string parameters: the resources parameter is '
+            'required.', errors.QUERY_MISSING_VALUE)
+    return result
+
+
+def _format_request(version, request):
+    by_provider = {}
+    for rp_uuid, rc, amount in request.resource_requests:
+        by_provider.setdefault(rp_uuid, {})[rc] = amount
+    if version >= (1, 12):
+        data = {'allocations': {rp: {'resources': resources}
+                                for rp, resources in by_provider.items()}}
+    else:
+        data = {'allocations': [
+            {'resource_provider': {'uuid': rp}, 'resources': resources}
+            for rp, resources in by_provider.items()]}
+    if version >= (1, 34):
+        data['mappings'] = request.mappings
+    return data
+
+
+def _format_summary(version, summary, requested):
+    resources = {rc: {'capacity': r.capacity, 'used': r.used}
+                 for rc, r in summary.resources.items()
+                 if version >= (1, 27) or rc in requested}
+    data = {'resources': resources}
+    if version >= (1, 17):
+        data['traits'] = summary.traits
+    if version >= (1, 29):
+        data['parent_provider_uuid'] = summary.parent_provider_uuid
+        data['root_provider_uuid'] = summary.root_provider_uuid
+    return data
+
+
+@microversion.available((1, 10))
+def list_allocation_candidates(req):
+    util.authorize(req, policies.LIST)
+    version = util.version(req)
+    params = util.query(req, common.for_version(schema.query, version),
+                        repeatable=('same_subtree',), only_known=True)
+    for unsupported in ('root_required', 'same_subtree'):
+        if unsupported in params:
+            raise errors.bad_request(
+                '%s is not supported by this service yet; the request '
+                'was not evaluated.' % unsupported)
+    groups = _groups(req, version)
+    suffixed = [g for g in groups if g.suffix]
+    policy = params.get('group_policy')
+    if len(suffixed) > 1 and policy is None:
+        raise errors.bad_request(
+            'The "group_policy" parameter is required when specifying '
+            'more than one "resources{N}" parameter.')
+    limit = int(params['limit']) if 'limit' in params else None
+    try:
+        candidates = ac_obj.AllocationCandidates.get_by_requests(
+            util.context(req), groups, limit=limit, group_policy=policy,
+            allow_nested=version >= (1, 29))
+    except (exception.ResourceClassNotFound, exception.TraitNotFound,
+            exception.ResourceProviderNotFound,
+            exception.UnsupportedCandidateRequest) as exc:
+        raise errors.bad_request(str(exc))
+    requested = set().union(*(g.resources for g in groups))
+    return util.respond(req, {
+        'allocation_requests': [_format_request(version, r)
+                                for r in candidates.allocation_requests],
+        'provider_summaries': {
+            uuid: _format_summary(version, summary, requested)
+            for uuid, summary in candidates.provider_summaries.items()},
+    })

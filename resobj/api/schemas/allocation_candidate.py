@@ -1,0 +1,37 @@
+"""The query string of GET /allocation_candidates, per microversion."""
+
+import re
+
+# Granular group suffixes: digits from 1.25, any [A-Za-z0-9_-]{1,64}
+# from 1.33.
+SUFFIX_1_25 = re.compile(r'^[1-9][0-9]*$')
+SUFFIX_1_33 = re.compile(r'^[A-Za-z0-9_-]{1,64}$')
+GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
+
+
+def query(version):
+    """Keys other than the grouped ones; those are checked by name."""
+    properties = {}
+    if version >= (1, 16):
+        properties['limit'] = {'type': 'string', 'pattern': '^[1-9][0-9]*$'}
+    if version >= (1, 25):
+        properties['group_policy'] = {'type': 'string',
+                                      'enum': ['none', 'isolate']}
+    if version >= (1, 35):
+        properties['root_required'] = {'type': 'string'}
+    if version >= (1, 36):
+        properties['same_subtree'] = {'type': 'array',
+                                      'items': {'type': 'string'}}
+    return {'type': 'object', 'properties': properties}
+
+
+def group_keys(version):
+    """The unsuffixed group parameters the version accepts."""
+    keys = ['resources']
+    if version >= (1, 17):
+        keys.append('required')
+    if version >= (1, 21):
+        keys.append('member_of')
+    if version >= (1, 31):
+        keys.append('in_tree')
+    return keys

@@ -1,0 +1,420 @@
+"""The allocation candidate search: which providers can take a request.
+
+Everything runs in one reader transaction and a fixed number of
+statements, whatever the number of providers or candidates:
+
+1. the requested class and trait names to ids (with the sharing trait),
+   and the roots of ``in_tree`` providers;
+2. the roots each sharing provider serves (a handful of rows);
+3. one UNION ALL over every (group, class) pair: the providers with room
+   for the amount, already filtered by the group's aggregates, tree and
+   per-provider traits, with their root, capacity, usage and max_unit;
+4. when a group may spread over providers and requires traits, which of
+   the candidate providers have them;
+5. once the requests are chosen, three queries for the summaries of
+   the trees they use.
+
+Between 4 and 5 the candidates are combined in Python, per tree root
+("anchor") in root id order, stopping at ``limit``: only the requests
+returned are built, and only their trees are summarised. With a limit,
+step 3 is preceded by a query for the first candidate roots (EXISTS
+tests the database stops after ``limit`` roots) and reads those trees
+only; a wider window follows only if those roots gave too few requests.
+
+Group specs are plain dicts (see :func:`get_candidates`); results are
+plain dicts, lists and tuples of uuids and names.
+"""
+
+import collections
+import itertools
+
+import sqlalchemy as sa
+
+from resobj.db.api import resource_class as rc_db
+from resobj.db import candidate_sql as csql
+from resobj.db import facade
+from resobj.db.models import trait as trait_models
+from resobj.db import provider_sql as sql
+from resobj import exception
+
+_TRAIT = trait_models.Trait.__table__
+
+# One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
+# providers it uses, sorted.
+_Part = collections.namedtuple('_Part', 'items providers')
+
+
+def _trait_ids(context, names):
+    """{name: id} for ``names`` and the sharing trait, in one query."""
+    wanted = set(names) | {sql.SHARING_TRAIT}
+    found = dict(context.session.execute(
+        sa.select(_TRAIT.c.name, _TRAIT.c.id).where(
+            _TRAIT.c.name.in_(sorted(wanted)))).all())
+    unknown = sorted(set(names) - set(found))
+    if unknown:
+        raise exception.TraitNotFound(name=unknown[0])
+    return found
+
+
+def _tree_roots(context, uuids):
+    """{provider uuid: its root id}; ResourceProviderNotFound if missing."""
+    if not uuids:
+        return {}
+    found = dict(context.session.execute(
+        sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
+            sql.RP.c.uuid.in_(sorted(uuids)))).all())
+    for uuid in sorted(uuids):
+        if uuid not in found:
+            raise exception.ResourceProviderNotFound(key=uuid)
+    return found
+
+
+def _big(ids):
+    return len(ids) > csql.MAX_BOUND_IDS
+
+
+def _served_roots(context, sharing_id):
+    """{sharing provider id: root ids of the providers it shares with}.
+
+    Every provider with the sharing trait, whatever it offers: a handful
+    of rows in any real cloud, read once per request.
+    """
+    served = collections.defaultdict(set)
+    if sharing_id is not None:
+        for sharer_id, root_id in context.session.execute(
+                csql.served_roots(), {'sharing_id': sharing_id}):
+            served[sharer_id].add(root_id)
+    return served
+
+
+def _anchor_roots(context, request, after, count):
+    """The first ``count`` candidate root ids above ``after``."""
+    served_roots = set().union(*request.served.values())
+    values = dict(request.params, after=after, count=count)
+    if served_roots:
+        values['served_roots'] = sorted(served_roots)
+    return list(context.session.execute(
+        csql.anchor_roots(request.shape, bool(served_roots), request.blind),
+        values).scalars())
+
+
+def _candidate_rows(context, request, roots=None):
+    """The rows of :func:`candidate_sql.candidate_rows`, in batches.
+
+    ``roots``: only those trees' providers and the sharing providers.
+    """
+    values = request.params
+    sharing = bool(request.served)
+    if roots is not None:
+        values = dict(values, roots=sorted(roots))
+        if sharing:
+            values['sharing_ids'] = sorted(request.served)
+    result = context.session.execute(csql.candidate_rows(
+        request.shape, roots is not None, sharing, request.blind), values)
+    for batch in result.partitions(1000):
+        yield from batch
+
+
+def _trait_links(context, provider_ids, trait_ids):
+    """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
+    links = collections.defaultdict(set)
+    for rp_id, trait_id in context.session.execute(
+            csql.trait_links(_big(provider_ids)),
+            {'ids': sorted(provider_ids), 'traits': sorted(trait_ids)}):
+        links[rp_id].add(trait_id)
+    return links
+
+
+def _add(by_anchor, anchor, rp_id):
+    """Record ``rp_id`` as an option of ``anchor``.
+
+    A lone option stays a bare int and becomes a list only when a second
+    one comes: in a flat cloud every anchor has one provider per class,
+    and thousands of one-element lists would only feed the garbage
+    collector.
+    """
+    found = by_anchor.get(anchor)
+    if found is None:
+        by_anchor[anchor] = rp_id
+    elif type(found) is list:
+        found.append(rp_id)
+    else:
+        by_anchor[anchor] = [found, rp_id]
+
+
+class _Search:
+    """The candidate rows of one request, combined per anchor root."""
+
+    def __init__(self, groups, rows, served, names, roots=None):
+        self.groups = groups
+        self.served = served
+        self.names = names
+        self.roots = None if roots is None else set(roots)
+        self.root = {}
+        self.uuid = {}
+        # The roots of the providers the returned requests use.
+        self.used_roots = set()
+        # (capacity, used, max_unit) by (rp_id, rc_id): only several
+        # groups can put two amounts on one provider and class.
+        self.room = {} if len(groups) > 1 else None
+        # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
+        self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
+                        for group in groups]
+        self.amounts = [sorted(group['rc_amounts'].items())
+                        for group in groups]
+        for grp, cls, rp_id, root_id, uuid, capacity, used, max_unit \
+                in rows:
+            rc_id = self.amounts[grp][cls][0]
+            self.root[rp_id] = root_id
+            self.uuid[rp_id] = uuid
+            if self.room is not None:
+                self.room[rp_id, rc_id] = (capacity, used, max_unit)
+            by_anchor = self.options[grp][rc_id]
+            _add(by_anchor, root_id, rp_id)
+            for anchor in served.get(rp_id, ()):
+                if anchor != root_id:
+                    _add(by_anchor, anchor, rp_id)
+        self.required = [()] * len(groups)
+        self.links = {}
+
+    def require_traits(self, trait_ids, links):
+        """Check spread groups' required traits with ``links``."""
+        self.required = [
+            [frozenset(trait_ids[n] for n in any_of)
+             for any_of in group['required_traits']]
+            for group in self.groups]
+        self.links = links
+
+    def anchors(self):
+        """The roots every group can be satisfied from, in id order."""
+        found = self.roots
+        for index, amounts in enumerate(self.amounts):
+            for rc_id, _amount in amounts:
+                roots = self.options[index][rc_id].keys()
+                found = set(roots) if found is None else found & roots
+        return sorted(found)
+
+    def _choices(self, index, rc_id, anchor):
+        found = self.options[index][rc_id].get(anchor)
+        if found is None:
+            return ()
+        return sorted(found) if type(found) is list else (found,)
+
+    def parts(self, index, anchor):
+        """Every way group ``index`` can be served from ``anchor``."""
+        amounts = self.amounts[index]
+        choices = [self._choices(index, rc_id, anchor)
+                   for rc_id, _amount in amounts]
+        if self.groups[index]['use_same_provider']:
+            common = set(choices[0]).intersection(*choices[1:])
+            return [_Part(tuple((rp, rc_id, amount)
+                                for rc_id, amount in amounts), (rp,))
+                    for rp in sorted(common)]
+        parts = []
+        required = self.required[index]
+        for chosen in itertools.product(*choices):
+            providers = tuple(sorted(set(chosen)))
+            if required:
+                traits = set().union(
+                    *(self.links.get(rp, ()) for rp in providers))
+                if not all(any_of & traits for any_of in required):
+                    continue
+            parts.append(_Part(tuple(
+                (rp, rc_id, amount)
+                for rp, (rc_id, amount) in zip(chosen, amounts)), providers))
+        return parts
+
+    def merge(self, parts, isolate, allow_nested):
+        """One request from one part per group, or None if it is invalid.
+
+        Returns (((rp_id, rc_id, amount), ...), ((suffix, providers), ...)).
+        """
+        if len(parts) == 1:
+            items = parts[0].items
+        else:
+            if isolate:
+                single = [part.providers[0] for group, part in
+                          zip(self.groups, parts)
+                          if group['use_same_provider']]
+                if len(set(single)) != len(single):
+                    return None
+            totals = collections.Counter()
+            for part in parts:
+                for rp, rc_id, amount in part.items:
+                    totals[rp, rc_id] += amount
+            # Several groups on one (provider, class): each fitted alone,
+            # so check the sum.
+            for key, amount in totals.items():
+                capacity, used, max_unit = self.room[key]
+                if int(used) + amount > int(capacity) or amount > max_unit:
+                    return None
+            items = tuple((rp, rc_id, amount)
+                          for (rp, rc_id), amount in totals.items())
+        if not allow_nested:
+            used = {rp for rp, _rc, _amount in items}
+            if len({self.root[rp] for rp in used}) != len(used):
+                return None
+        return items, tuple((group['suffix'], part.providers)
+                            for group, part in zip(self.groups, parts))
+
+    def request(self, items, mappings):
+        """The request as returned: uuids and class names."""
+        uuid, root, names = self.uuid, self.root, self.names
+        for rp, _rc, _amount in items:
+            self.used_roots.add(root[rp])
+        return (sorted((uuid[rp], names[rc_id], amount)
+                       for rp, rc_id, amount in items),
+                {suffix: [uuid[rp] for rp in providers]
+                 for suffix, providers in mappings})
+
+    def requests(self, limit, isolate, allow_nested, seen):
+        """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
+        found = []
+        # The same request can come from two anchors only through a
+        # sharing provider, which is an option of every root it serves.
+        dedup = bool(self.served)
+        for anchor in self.anchors():
+            per_group = []
+            for index in range(len(self.groups)):
+                parts = self.parts(index, anchor)
+                if not parts:
+                    break
+                per_group.append(parts)
+            else:
+                for parts in itertools.product(*per_group):
+                    merged = self.merge(parts, isolate, allow_nested)
+                    if merged is None:
+                        continue
+                    if dedup:
+                        if merged in seen:
+                            continue
+                        seen.add(merged)
+                    found.append(self.request(*merged))
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return found
+
+
+def _summaries(context, root_ids):
+    """Summaries of every provider in the trees of ``root_ids``.
+
+    Three queries: providers, inventories with capacity and usage,
+    traits. Returns {uuid: summary dict}.
+    """
+    providers = context.session.execute(
+        csql.summary_providers(_big(root_ids)),
+        {'roots': sorted(root_ids)}).all()
+    uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
+    summaries = {uuid: {'resources': {}, 'traits': [],
+                        'parent_provider_uuid': uuids.get(parent_id),
+                        'root_provider_uuid': uuids[root_id]}
+                 for _id, uuid, parent_id, root_id in providers}
+    ids = {'ids': sorted(uuids)}
+    big = _big(uuids)
+    for batch in context.session.execute(
+            csql.summary_inventories(big), ids).partitions(1000):
+        for rp_id, name, capacity, used in batch:
+            summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
+                                                          int(used))
+    for rp_id, name in context.session.execute(csql.summary_traits(big),
+                                               ids):
+        summaries[uuids[rp_id]]['traits'].append(name)
+    return summaries
+
+
+class _Request:
+    """One request's groups, values and shared facts."""
+
+    __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
+                 'params', 'blind')
+
+    def __init__(self, context, groups, trait_ids, tree_roots, names,
+                 served):
+        # SQLite's planner has no statistics: see candidate_sql._with_room.
+        self.blind = context.session.get_bind().dialect.name == 'sqlite'
+        self.groups = groups
+        self.trait_ids = trait_ids
+        self.names = names
+        self.served = served
+        self.shape = csql.shape(groups)
+        self.params = csql.params(groups, trait_ids, tree_roots)
+
+
+def _search(context, request, roots=None):
+    """A _Search over the candidate rows (of the trees ``roots``)."""
+    search = _Search(request.groups, _candidate_rows(context, request, roots),
+                     request.served, request.names, roots)
+    spread_traits = {request.trait_ids[name] for g in request.groups
+                     if not g['use_same_provider']
+                     for any_of in g['required_traits'] for name in any_of}
+    if spread_traits and search.root:
+        search.require_traits(request.trait_ids, _trait_links(
+            context, search.root, spread_traits))
+    return search
+
+
+@facade.reader
+def get_candidates(context, groups, limit=None, group_policy=None,
+                   allow_nested=True):
+    """Allocation requests that satisfy every group, and their summaries.
+
+    ``groups``: dicts with ``suffix``, ``resources`` ({class name:
+    amount}), ``required_traits`` (list of sets of names: each set needs
+    one), ``forbidden_traits``, ``member_of`` (list of sets of aggregate
+    uuids: the provider or its root in one of each),
+    ``forbidden_aggs``, ``in_tree`` (a provider uuid or None) and
+    ``use_same_provider`` (one provider takes the whole group; otherwise
+    the group may spread over one tree's providers and the sharing
+    providers serving that tree). ``group_policy='isolate'``: no two
+    use_same_provider groups on one provider. ``allow_nested=False``
+    drops requests using two providers of one tree (placement before
+    microversion 1.29).
+
+    Returns {'allocation_requests': [([(rp_uuid, class, amount)],
+    {suffix: [rp_uuid]})], 'provider_summaries':
+    {rp_uuid: {'resources': {class: (capacity, used)}, 'traits': [...],
+    'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
+    order, at most ``limit`` of them. Unknown classes raise
+    ResourceClassNotFound, unknown traits TraitNotFound, an unknown
+    ``in_tree`` provider ResourceProviderNotFound.
+    """
+    rc_ids = rc_db.ids_by_names(
+        context, set().union(*(g['resources'] for g in groups)))
+    trait_ids = _trait_ids(context, set().union(
+        *(set(g['forbidden_traits']).union(*g['required_traits'])
+          for g in groups)))
+    tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
+                                       if g['in_tree'] is not None})
+    groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
+                                  in g['resources'].items()})
+              for g in groups]
+    request = _Request(
+        context, groups, trait_ids, tree_roots,
+        {rc_id: name for name, rc_id in rc_ids.items()},
+        _served_roots(context, trait_ids.get(sql.SHARING_TRAIT)))
+    isolate = group_policy == 'isolate'
+    seen = set()
+    if limit is None:
+        search = _search(context, request)
+        found = search.requests(None, isolate, allow_nested, seen)
+        used_roots = search.used_roots
+    else:
+        # Tree by tree in root id order: a window of candidate roots, the
+        # rows of those trees only, and a wider window only if the first
+        # did not give ``limit`` requests (some roots pass the per-class
+        # test yet give no request).
+        found, used_roots, after, count = [], set(), 0, limit
+        while len(found) < limit:
+            roots = _anchor_roots(context, request, after, count)
+            if not roots:
+                break
+            search = _search(context, request, roots)
+            found += search.requests(limit - len(found), isolate,
+                                     allow_nested, seen)
+            used_roots |= search.used_roots
+            if len(roots) < count:
+                break
+            after, count = roots[-1], count * 2
+    return {'allocation_requests': found,
+            'provider_summaries': _summaries(context, used_roots)
+            if found else {}}

@@ -1,0 +1,272 @@
+"""The statements of the allocation candidate search, built once per shape.
+
+A request's statements depend on its *shape* (how many groups, how many
+classes and aggregate or trait sets in each, whether it names a tree)
+and not on its values (classes, amounts, aggregates, traits), which are
+bound parameters. Building a SQLAlchemy statement and its cache key
+costs more than running it on a small cloud, so each shape's statements
+are built once per process (a bounded LRU) and run with new values;
+SQLAlchemy's compiled cache then serves the SQL text too.
+
+Parameter names: ``rc_<group>_<n>`` and ``amount_<group>_<n>`` for the
+group's n-th class by class id; ``agg_<group>_<n>`` for its n-th
+``member_of`` set, ``fagg_<group>`` its forbidden aggregates,
+``ftrait_<group>`` its forbidden trait ids, ``rtrait_<group>_<n>`` a
+single-provider group's n-th required set, ``tree_<group>`` the root
+id of its ``in_tree``. :func:`params` computes them from the groups.
+"""
+
+import functools
+
+import sqlalchemy as sa
+
+from resobj.db.models import resource_class as rc_models
+from resobj.db.models import trait as trait_models
+from resobj.db import provider_sql as sql
+
+RC = rc_models.ResourceClass.__table__
+TRAIT = trait_models.Trait.__table__
+
+# Above this many ids a list is written into the SQL rather than bound,
+# which SQLite (32,766 parameters at most) could not take.
+MAX_BOUND_IDS = 30000
+
+_CACHE_SIZE = 256
+
+
+def shape(groups):
+    """What the statements of ``groups`` depend on; hashable."""
+    return tuple(
+        (len(group['rc_amounts']), len(group['member_of']),
+         bool(group['forbidden_aggs']), bool(group['forbidden_traits']),
+         len(group['required_traits']) if group['use_same_provider'] else 0,
+         group['in_tree'] is not None)
+        for group in groups)
+
+
+def params(groups, trait_ids, tree_roots):
+    """The bound values of ``groups`` for the statements of their shape."""
+    values = {}
+    for i, group in enumerate(groups):
+        for n, (rc_id, amount) in enumerate(
+                sorted(group['rc_amounts'].items())):
+            values['rc_%d_%d' % (i, n)] = rc_id
+            values['amount_%d_%d' % (i, n)] = amount
+        for n, any_of in enumerate(group['member_of']):
+            values['agg_%d_%d' % (i, n)] = sorted(any_of)
+        if group['forbidden_aggs']:
+            values['fagg_%d' % i] = sorted(group['forbidden_aggs'])
+        if group['forbidden_traits']:
+            values['ftrait_%d' % i] = sorted(
+                trait_ids[name] for name in group['forbidden_traits'])
+        if group['use_same_provider']:
+            for n, any_of in enumerate(group['required_traits']):
+                values['rtrait_%d_%d' % (i, n)] = sorted(
+                    trait_ids[name] for name in any_of)
+        if group['in_tree'] is not None:
+            values['tree_%d' % i] = tree_roots[group['in_tree']]
+    return values
+
+
+def _int(name):
+    return sa.bindparam(name, type_=sa.Integer)
+
+
+def _list(name, big=False):
+    """An expanding parameter; ``big`` lists are written into the SQL."""
+    return sa.bindparam(name, expanding=True, literal_execute=big)
+
+
+def _group_clauses(i, group_shape):
+    """Group ``i``'s per-provider conditions other than capacity."""
+    _classes, member_of, fagg, ftrait, required, in_tree = group_shape
+    clauses = []
+    if in_tree:
+        clauses.append(sql.RP.c.root_provider_id == _int('tree_%d' % i))
+    for n in range(member_of):
+        clauses.append(sql.in_aggregates(_list('agg_%d_%d' % (i, n))))
+    if fagg:
+        clauses.append(~sql.in_aggregates(_list('fagg_%d' % i)))
+    if ftrait:
+        # A provider with a forbidden trait can serve no part of the
+        # group, whichever providers join it.
+        clauses.append(~sql.with_any_trait(_list('ftrait_%d' % i)))
+    # A single-provider group's provider must have the traits itself; a
+    # spread group is checked on its combinations instead.
+    for n in range(required):
+        clauses.append(sql.with_any_trait(_list('rtrait_%d_%d' % (i, n))))
+    return clauses
+
+
+def _with_room(i, n, clauses, correlated, blind, *columns):
+    """Select ``columns`` of the providers with room for one class.
+
+    ``correlated``: sum each provider's usage on its own (cheap for a
+    few providers) rather than every provider's at once. ``blind``: the
+    planner has no statistics (SQLite), so hide the class index from it
+    in correlated lookups (see ``provider_sql.room_for``); PostgreSQL
+    and MySQL plan better with it.
+    """
+    rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
+    rp, inv = sql.RP, sql.INV
+    if correlated:
+        used = sql.used_of(rc_id)
+        source = inv
+    else:
+        usage = sql.class_usage(rc_id)
+        used = sa.func.coalesce(usage.c.used, 0)
+        source = sql.inventory_with_usage(usage)
+    return (sa.select(*(used.label('used') if c == 'used' else c
+                        for c in columns))
+            .select_from(source.join(
+                rp, rp.c.id == inv.c.resource_provider_id))
+            .where(sql.room_for(rc_id, amount, used,
+                                few=correlated and blind),
+                   *clauses))
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def candidate_rows(request_shape, windowed=False, sharing=False,
+                   blind=False):
+    """Rows (grp, cls, rp_id, root_id, uuid, capacity, used, max_unit).
+
+    One row per provider with room for each (group, class) pair, ``cls``
+    being the class's index in the group's classes by id. ``windowed``:
+    only providers of the trees ``:roots`` and (with ``sharing``) the
+    sharing providers ``:sharing_ids``, which may serve them.
+    """
+    selects = []
+    for i, group_shape in enumerate(request_shape):
+        clauses = _group_clauses(i, group_shape)
+        if windowed:
+            window = sql.RP.c.root_provider_id.in_(_list('roots'))
+            clauses.append(sa.or_(window, sql.RP.c.id.in_(
+                _list('sharing_ids'))) if sharing else window)
+        for n in range(group_shape[0]):
+            selects.append(_with_room(
+                i, n, clauses, windowed, blind,
+                # Constants of the shape: no parameter to type in a UNION.
+                sa.literal_column(str(i)).label('grp'),
+                sa.literal_column(str(n)).label('cls'),
+                sql.RP.c.id, sql.RP.c.root_provider_id, sql.RP.c.uuid,
+                sql.capacity().label('capacity'), 'used',
+                sql.INV.c.max_unit))
+    return selects[0] if len(selects) == 1 else sa.union_all(*selects)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def anchor_roots(request_shape, served=False, blind=False):
+    """The first ``:count`` root ids above ``:after`` that may anchor.
+
+    A root may anchor a candidate when, for every class of every group,
+    a provider of its tree has room or (with ``served``) a sharing
+    provider serves it (it is in ``:served_roots``): a necessary
+    condition only. Each test is an EXISTS on the root, so the database
+    walks roots in id order and stops after ``:count``. Roots are the
+    parentless providers, which planners estimate from statistics.
+    """
+    roots = (sql.RP.c.parent_provider_id.is_(None),
+             sql.RP.c.id > _int('after'))
+    if blind:
+        # SQLite walks the table by id and stops at the limit.
+        anchor = sql.RP.alias('anchor')
+        roots = (anchor.c.parent_provider_id.is_(None),
+                 anchor.c.id > _int('after'))
+    else:
+        # PostgreSQL guesses that hardly any inventory passes the
+        # capacity test, and left alone tests every root and sorts them
+        # all for the limit. The roots come from a subquery in id order
+        # behind a fence (OFFSET 0 keeps it from being merged into the
+        # outer query), so the tests run root by root until the limit.
+        anchor = (sa.select(sql.RP.c.id).where(*roots)
+                  .order_by(sql.RP.c.id).offset(0).subquery('anchor'))
+        roots = ()
+    conditions = []
+    for i, group_shape in enumerate(request_shape):
+        clauses = _group_clauses(i, group_shape) + [
+            sql.RP.c.root_provider_id == anchor.c.id]
+        for n in range(group_shape[0]):
+            condition = _with_room(i, n, clauses, True, blind,
+                                   sql.RP.c.id).exists()
+            if served:
+                condition = sa.or_(condition,
+                                   anchor.c.id.in_(_list('served_roots')))
+            conditions.append(condition)
+    return (sa.select(anchor.c.id).where(*roots, *conditions)
+            .order_by(anchor.c.id).limit(_int('count')))
+
+
+@functools.lru_cache(maxsize=1)
+def served_roots():
+    """(sharing provider id, root id of a provider it shares with).
+
+    For every provider with the trait ``:sharing_id``.
+    """
+    sharer = sql.RP_AGG.alias('sharer')
+    member = sql.RP_AGG.alias('member')
+    member_rp = sql.RP.alias('member_rp')
+    return (sa.select(sharer.c.resource_provider_id,
+                      member_rp.c.root_provider_id).distinct()
+            .select_from(
+                sharer.join(member,
+                            member.c.aggregate_id == sharer.c.aggregate_id)
+                .join(member_rp,
+                      member_rp.c.id == member.c.resource_provider_id))
+            .where(sharer.c.resource_provider_id.in_(
+                sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
+                    sql.RP_TRAIT.c.trait_id == _int('sharing_id')))))
+
+
+@functools.lru_cache(maxsize=2)
+def trait_links(big=False):
+    """(rp_id, trait_id) of the traits ``:traits`` among ``:ids``."""
+    return sa.select(
+        sql.RP_TRAIT.c.resource_provider_id, sql.RP_TRAIT.c.trait_id,
+    ).where(sql.RP_TRAIT.c.resource_provider_id.in_(_list('ids', big)),
+            sql.RP_TRAIT.c.trait_id.in_(_list('traits')))
+
+
+@functools.lru_cache(maxsize=2)
+def summary_providers(big=False):
+    """(id, uuid, parent id, root id) of the providers in ``:roots``' trees.
+
+    A parent and a root are in the same tree as their child, so the rows
+    themselves name them: no self-joins.
+    """
+    rp = sql.RP
+    return (sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
+                      rp.c.root_provider_id)
+            .where(rp.c.root_provider_id.in_(_list('roots', big)))
+            .order_by(rp.c.id))
+
+
+@functools.lru_cache(maxsize=2)
+def summary_inventories(big=False):
+    """(rp_id, class name, capacity, used) of the providers ``:ids``."""
+    alloc, inv = sql.ALLOC, sql.INV
+    usage = (
+        sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
+                  sa.func.sum(alloc.c.used).label('used'))
+        .where(alloc.c.resource_provider_id.in_(_list('ids', big)))
+        .group_by(alloc.c.resource_provider_id,
+                  alloc.c.resource_class_id).subquery())
+    return (sa.select(inv.c.resource_provider_id, RC.c.name, sql.capacity(),
+                      sa.func.coalesce(usage.c.used, 0))
+            .select_from(
+                inv.join(RC, RC.c.id == inv.c.resource_class_id)
+                .outerjoin(usage, sa.and_(
+                    usage.c.resource_provider_id ==
+                    inv.c.resource_provider_id,
+                    usage.c.resource_class_id == inv.c.resource_class_id)))
+            .where(inv.c.resource_provider_id.in_(_list('ids', big))))
+
+
+@functools.lru_cache(maxsize=2)
+def summary_traits(big=False):
+    """(rp_id, trait name) of the providers ``:ids``, by name."""
+    rp_trait = sql.RP_TRAIT
+    return (sa.select(rp_trait.c.resource_provider_id, TRAIT.c.name)
+            .select_from(rp_trait.join(
+                TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
+            .where(rp_trait.c.resource_provider_id.in_(_list('ids', big)))
+            .order_by(TRAIT.c.name))

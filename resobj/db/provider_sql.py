@@ -1,0 +1,137 @@
+"""SQL clauses shared by the provider, usage and candidate queries.
+
+Plain SQLAlchemy Core expressions over the provider tables: no context,
+no session, nothing runs here. ``resobj.db.api.resource_provider``
+(provider filters), ``usage`` (capacity figures) and
+``allocation_candidate`` (the candidate search) compose them, so the
+capacity rule and the aggregate and trait filters are written once.
+"""
+
+import sqlalchemy as sa
+
+from resobj.db.models import allocation as alloc_models
+from resobj.db.models import inventory as inv_models
+from resobj.db.models import resource_provider as rp_models
+
+RP = rp_models.ResourceProvider.__table__
+AGG = rp_models.PlacementAggregate.__table__
+RP_AGG = rp_models.ResourceProviderAggregate.__table__
+RP_TRAIT = rp_models.ResourceProviderTrait.__table__
+# A provider with this trait shares its inventory with every provider in
+# one of its aggregates.
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+INV = inv_models.Inventory.__table__
+ALLOC = alloc_models.Allocation.__table__
+
+
+def capacity(inv=INV):
+    """int((total - reserved) * allocation_ratio), alike on every backend.
+
+    CAST(... AS INTEGER) rounds on PostgreSQL and MySQL but truncates on
+    SQLite; FLOOR truncates everywhere for the non-negative values the
+    inventory checks allow.
+    """
+    return sa.cast(sa.func.floor(
+        (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio),
+        sa.BigInteger)
+
+
+def class_usage(rc_id):
+    """Subquery ``usage(resource_provider_id, used)`` of one class.
+
+    One grouped SUM, so callers never read allocation rows.
+    """
+    return sa.select(
+        ALLOC.c.resource_provider_id,
+        sa.func.sum(ALLOC.c.used).label('used'),
+    ).where(ALLOC.c.resource_class_id == rc_id).group_by(
+        ALLOC.c.resource_provider_id).subquery('usage')
+
+
+def used_of(rc_id):
+    """Correlated scalar subquery: what INV's provider has of ``rc_id``.
+
+    An index-only lookup per inventory row (allocations are indexed by
+    provider, class and used): the choice when only a few providers are
+    looked at, where :func:`class_usage` would sum every provider's.
+    """
+    return sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0)).where(
+        ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+        ALLOC.c.resource_class_id == rc_id).scalar_subquery()
+
+
+def room_for(rc_id, amount, used, few=False):
+    """Conditions on INV for ``amount`` more of ``rc_id``.
+
+    ``used``: the provider's usage of the class, from
+    :func:`class_usage` (``COALESCE(usage.used, 0)``) or :func:`used_of`.
+    ``few``: the caller limits the providers otherwise (a tree, a few
+    roots); the class test is then written so that no index can serve
+    it, or planners without statistics (SQLite) walk every inventory of
+    the class instead of the few providers' own.
+    The capacity rule of placement: used + amount within
+    (total - reserved) * allocation_ratio, and amount within min_unit,
+    max_unit and a multiple of step_size. ``rc_id`` and ``amount`` may
+    be values or bound parameters.
+    """
+    if not isinstance(amount, sa.ClauseElement):
+        amount = sa.literal(amount, sa.Integer)
+    rc = INV.c.resource_class_id + 0 if few else INV.c.resource_class_id
+    return sa.and_(
+        rc == rc_id,
+        used + amount
+        <= (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio,
+        INV.c.min_unit <= amount,
+        INV.c.max_unit >= amount,
+        amount % INV.c.step_size == 0)
+
+
+def inventory_with_usage(usage):
+    """INV outer-joined to a per-provider ``usage`` subquery."""
+    return INV.outerjoin(
+        usage, usage.c.resource_provider_id == INV.c.resource_provider_id)
+
+
+def with_room(rc_id, amount):
+    """RP rows that can take ``amount`` more of class ``rc_id``."""
+    usage = class_usage(rc_id)
+    return RP.c.id.in_(
+        sa.select(INV.c.resource_provider_id)
+        .select_from(inventory_with_usage(usage))
+        .where(room_for(rc_id, amount,
+                        sa.func.coalesce(usage.c.used, 0))))
+
+
+def _values(values):
+    """A bound parameter as it is, or the values sorted, once each."""
+    if isinstance(values, sa.BindParameter):
+        return values
+    return sorted(set(values))
+
+
+def in_aggregates(aggregate_uuids):
+    """RP rows in any of the aggregates, directly or through their root.
+
+    ``aggregate_uuids``: uuids, or an expanding bound parameter.
+    """
+    members = sa.select(RP_AGG.c.resource_provider_id).select_from(
+        RP_AGG.join(AGG, AGG.c.id == RP_AGG.c.aggregate_id)).where(
+        AGG.c.uuid.in_(_values(aggregate_uuids)))
+    return sa.or_(RP.c.id.in_(members), RP.c.root_provider_id.in_(members))
+
+
+def with_any_trait(trait_ids):
+    """RP rows having at least one of the traits ``trait_ids``.
+
+    ``trait_ids``: ids, or an expanding bound parameter.
+    """
+    return RP.c.id.in_(sa.select(RP_TRAIT.c.resource_provider_id).where(
+        RP_TRAIT.c.trait_id.in_(_values(trait_ids))))
+
+
+def in_tree_of(provider_uuid):
+    """RP rows in the same tree as the provider ``provider_uuid``."""
+    return RP.c.root_provider_id == sa.select(
+        RP.c.root_provider_id).where(
+        RP.c.uuid == provider_uuid).scalar_subquery()

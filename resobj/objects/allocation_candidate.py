@@ -1,0 +1,201 @@
+"""AllocationCandidates: where a request for resources could be placed.
+
+Plain classes, not versioned objects: a candidate list is computed for
+one caller and never crosses a process boundary, so it carries no
+version and no change tracking. The search itself is set-based SQL in
+``resobj.db.api.allocation_candidate``; this module checks the request,
+hands it over as plain values, and wraps the answer.
+
+What is supported (anything else raises UnsupportedCandidateRequest,
+never a guess):
+
+* the unsuffixed group, served by one provider, by several providers of
+  one tree, and/or by sharing providers (``MISC_SHARES_VIA_AGGREGATE``)
+  in an aggregate with a provider of that tree;
+* suffixed (granular) groups, each served by one provider of the same
+  tree or a sharing provider serving it, with ``group_policy`` ``none``
+  or ``isolate``;
+* per group: required traits (any-of sets), forbidden traits,
+  ``member_of`` (any-of sets, the provider or its root), forbidden
+  aggregates, ``in_tree``; and ``limit``.
+
+Not supported: groups without resources (placement 1.35+ resourceless
+groups), ``root_required`` and ``same_subtree``, which this API has no
+argument for.
+"""
+
+from resobj.db.api import allocation_candidate as ac_db
+from resobj import exception
+
+GROUP_POLICIES = (None, 'none', 'isolate')
+
+
+class RequestGroup:
+    """What one group of a request asks for.
+
+    ``resources``: {class name: amount}. ``required_traits``: a list of
+    sets of trait names; the group's providers need one trait of each
+    set. ``forbidden_traits``: names none of them may have.
+    ``member_of``: a list of sets of aggregate uuids; each provider, or
+    its root, must be in one aggregate of each set. ``forbidden_aggs``:
+    aggregate uuids neither a provider nor its root may be in.
+    ``in_tree``: a provider uuid; only providers of its tree.
+    ``use_same_provider``: one provider takes the whole group; by
+    default True for a suffixed group and False for the unsuffixed one,
+    as in placement.
+    """
+
+    __slots__ = ('suffix', 'resources', 'required_traits',
+                 'forbidden_traits', 'member_of', 'forbidden_aggs',
+                 'in_tree', 'use_same_provider')
+
+    def __init__(self, suffix='', resources=None, required_traits=None,
+                 forbidden_traits=None, member_of=None, forbidden_aggs=None,
+                 in_tree=None, use_same_provider=None):
+        self.suffix = suffix
+        self.resources = dict(resources or {})
+        self.required_traits = [set(s) for s in required_traits or ()]
+        self.forbidden_traits = set(forbidden_traits or ())
+        self.member_of = [set(s) for s in member_of or ()]
+        self.forbidden_aggs = set(forbidden_aggs or ())
+        self.in_tree = in_tree
+        self.use_same_provider = (bool(suffix) if use_same_provider is None
+                                  else use_same_provider)
+
+    def __repr__(self):
+        return '<RequestGroup %s>' % ', '.join(
+            '%s=%r' % (name, getattr(self, name)) for name in self.__slots__)
+
+    def _is_empty(self):
+        return not (self.resources or self.required_traits or
+                    self.forbidden_traits or self.member_of or
+                    self.forbidden_aggs or self.in_tree)
+
+    def _as_spec(self):
+        """The group as the DB API takes it, after checking it."""
+        name = repr(self.suffix) if self.suffix else 'the unsuffixed group'
+        if not self.resources:
+            raise exception.UnsupportedCandidateRequest(
+                feature='%s asks for no resources (resourceless request '
+                        'groups)' % name)
+        for rc, amount in self.resources.items():
+            if isinstance(amount, bool) or not isinstance(amount, int) or \
+                    amount < 1:
+                raise exception.Invalid(
+                    message='Amount of %s in %s must be a positive '
+                            'integer, not %r' % (rc, name, amount))
+        if any(not s for s in self.required_traits + self.member_of):
+            raise exception.Invalid(
+                message='Empty any-of set of traits or aggregates in %s'
+                        % name)
+        return {'suffix': self.suffix, 'resources': dict(self.resources),
+                'required_traits': [frozenset(s)
+                                    for s in self.required_traits],
+                'forbidden_traits': frozenset(self.forbidden_traits),
+                'member_of': [frozenset(s) for s in self.member_of],
+                'forbidden_aggs': frozenset(self.forbidden_aggs),
+                'in_tree': self.in_tree,
+                'use_same_provider': bool(self.use_same_provider)}
+
+
+class AllocationRequest:
+    """One way to place the whole request.
+
+    ``resource_requests``: (rp_uuid, rc_name, amount) tuples, by
+    provider uuid then class; one per
+    (provider, class), amounts of several groups summed. ``mappings``:
+    {group suffix: [rp_uuid]} (the providers each group used).
+    """
+
+    __slots__ = ('resource_requests', 'mappings')
+
+    def __init__(self, resource_requests, mappings):
+        self.resource_requests = resource_requests
+        self.mappings = mappings
+
+    def __repr__(self):
+        return '<AllocationRequest %r %r>' % (self.resource_requests,
+                                              self.mappings)
+
+
+class ProviderSummary:
+    """A provider that appears in the candidates, or shares their tree.
+
+    ``resources``: {rc_name: (capacity, used)} for
+    every class the provider has inventory of (placement 1.27+; older
+    microversions show the requested classes only), where capacity is
+    int((total - reserved) * allocation_ratio). ``traits``: names, sorted.
+    """
+
+    __slots__ = ('uuid', 'resources', 'traits', 'parent_provider_uuid',
+                 'root_provider_uuid')
+
+    def __init__(self, uuid, resources, traits, parent_provider_uuid,
+                 root_provider_uuid):
+        self.uuid = uuid
+        self.resources = resources
+        self.traits = traits
+        self.parent_provider_uuid = parent_provider_uuid
+        self.root_provider_uuid = root_provider_uuid
+
+    def __repr__(self):
+        return '<ProviderSummary %s %r>' % (self.uuid, self.resources)
+
+
+class AllocationCandidates:
+    """The answer to an allocation candidate request."""
+
+    __slots__ = ('allocation_requests', 'provider_summaries')
+
+    def __init__(self, allocation_requests, provider_summaries):
+        self.allocation_requests = allocation_requests
+        self.provider_summaries = provider_summaries
+
+    @classmethod
+    def get_by_requests(cls, context, groups, limit=None, group_policy=None,
+                        allow_nested=True):
+        """Candidates that satisfy every group of ``groups``.
+
+        ``limit``: at most this many requests (the first ones in root
+        provider id order; only those are built and summarised).
+        ``group_policy``: 'isolate' puts no two single-provider groups on
+        one provider; None or 'none' allows it. ``allow_nested=False``
+        drops requests that use two providers of one tree (placement
+        before 1.29).
+
+        Raises ResourceClassNotFound or TraitNotFound for unknown names,
+        ResourceProviderNotFound for an unknown ``in_tree``, Invalid for
+        a malformed request and UnsupportedCandidateRequest for what
+        this search does not do.
+        """
+        if group_policy not in GROUP_POLICIES:
+            raise exception.Invalid(
+                message='group_policy must be none or isolate, not %r'
+                        % group_policy)
+        if limit is not None and (isinstance(limit, bool) or
+                                  not isinstance(limit, int) or limit < 1):
+            raise exception.Invalid(
+                message='limit must be a positive integer, not %r' % limit)
+        groups = list(groups)
+        suffixes = [group.suffix for group in groups]
+        if len(set(suffixes)) != len(suffixes):
+            raise exception.Invalid(
+                message='Request group suffixes repeat: %s' % suffixes)
+        specs = [group._as_spec() for group in groups
+                 if group.suffix or not group._is_empty()]
+        if not specs:
+            raise exception.Invalid(
+                message='An allocation candidate request needs resources')
+        found = ac_db.get_candidates(context, specs, limit=limit,
+                                     group_policy=group_policy,
+                                     allow_nested=allow_nested)
+        # The DB API's lists and dicts are used as they are: copying
+        # thousands of small containers costs more than the search.
+        return cls(
+            [AllocationRequest(resources, mappings)
+             for resources, mappings in found['allocation_requests']],
+            {uuid: ProviderSummary(
+                uuid, summary['resources'], summary['traits'],
+                summary['parent_provider_uuid'],
+                summary['root_provider_uuid'])
+             for uuid, summary in found['provider_summaries'].items()})

@@ -1,0 +1,435 @@
+"""AllocationCandidates.get_by_requests on every backend."""
+
+import fixtures
+from oslo_utils import uuidutils
+
+from resobj import exception
+from resobj import objects
+from resobj.objects import allocation_candidate as ac_obj
+from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional import provider_fixtures as pf
+
+objects.register_all()
+
+AGG1 = '11111111-1111-1111-1111-111111111111'
+AGG2 = '22222222-2222-2222-2222-222222222222'
+SHARING = 'MISC_SHARES_VIA_AGGREGATE'
+AVX2, SSE, SSD = 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE', 'STORAGE_DISK_SSD'
+
+
+class CandidateTestCase(pf.ProviderTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.names = {}
+
+    def make(self, name, parent=None, **inventory):
+        provider = super().make(name, parent, **inventory)
+        self.names[provider.uuid] = name
+        return provider
+
+    def add(self, provider, resource_class, total, **values):
+        provider.add_inventory(objects.Inventory(
+            resource_class=resource_class, total=total,
+            **dict({'max_unit': total}, **values)))
+
+    def get(self, *groups, **kwargs):
+        return ac_obj.AllocationCandidates.get_by_requests(
+            self.context, groups, **kwargs)
+
+    def requests(self, *groups, **kwargs):
+        """Each request as a sorted list of (provider name, class, amount)."""
+        return [sorted((self.names[rp], rc, amount)
+                       for rp, rc, amount in request.resource_requests)
+                for request in self.get(*groups, **kwargs)
+                .allocation_requests]
+
+    def summary_names(self, found):
+        return sorted(self.names[uuid] for uuid in found.provider_summaries)
+
+
+def group(suffix='', **kwargs):
+    return ac_obj.RequestGroup(suffix=suffix, **kwargs)
+
+
+class TestSingleProvider(CandidateTestCase):
+
+    def test_capacity_counts_reserved_ratio_and_usage(self):
+        cn = self.make('cn')
+        self.add(cn, 'VCPU', 8, reserved=2, allocation_ratio=2.0,
+                 max_unit=16)
+        # (8 - 2) * 2.0 = 12.
+        self.assertEqual([[('cn', 'VCPU', 12)]],
+                         self.requests(group(resources={'VCPU': 12})))
+        self.assertEqual([], self.requests(group(resources={'VCPU': 13})))
+        pf.allocate(self.context, cn.id, 'VCPU', 3, 4)
+        self.assertEqual([[('cn', 'VCPU', 5)]],
+                         self.requests(group(resources={'VCPU': 5})))
+        self.assertEqual([], self.requests(group(resources={'VCPU': 6})))
+        found = self.get(group(resources={'VCPU': 1}))
+        self.assertEqual((12, 7),
+                         tuple(found.provider_summaries[cn.uuid]
+                               .resources['VCPU']))
+
+    def test_min_max_and_step(self):
+        cn = self.make('cn')
+        self.add(cn, 'DISK_GB', 100, min_unit=10, max_unit=50, step_size=5)
+
+        def fits(amount):
+            return self.requests(group(resources={'DISK_GB': amount})) == [
+                [('cn', 'DISK_GB', amount)]]
+
+        self.assertTrue(fits(10))
+        self.assertTrue(fits(50))
+        self.assertTrue(fits(35))
+        self.assertFalse(fits(5))
+        self.assertFalse(fits(55))
+        self.assertFalse(fits(12))
+
+    def test_every_class_on_one_provider_in_id_order(self):
+        first = self.make('first', VCPU=8, MEMORY_MB=4096, DISK_GB=100)
+        self.make('no-disk', VCPU=8, MEMORY_MB=4096)
+        self.make('small', VCPU=1, MEMORY_MB=4096, DISK_GB=100)
+        last = self.make('last', VCPU=8, MEMORY_MB=4096, DISK_GB=100)
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024}))
+        self.assertEqual(
+            ['first', 'no-disk', 'last'],
+            [self.names[r.mappings[''][0]]
+             for r in found.allocation_requests])
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
+                                          'DISK_GB': 10}))
+        self.assertEqual(
+            [[(first.uuid, 'DISK_GB', 10), (first.uuid, 'MEMORY_MB', 1024),
+              (first.uuid, 'VCPU', 2)],
+             [(last.uuid, 'DISK_GB', 10), (last.uuid, 'MEMORY_MB', 1024),
+              (last.uuid, 'VCPU', 2)]],
+            [sorted(r.resource_requests, key=lambda x: x[1])
+             for r in found.allocation_requests])
+        self.assertEqual({'': [first.uuid]},
+                         found.allocation_requests[0].mappings)
+        # Summaries: the returned providers only, with every class they
+        # have inventory of, requested or not.
+        self.assertEqual(['first', 'last'], self.summary_names(found))
+        summary = found.provider_summaries[first.uuid]
+        self.assertEqual({'VCPU': (8, 0), 'MEMORY_MB': (4096, 0),
+                          'DISK_GB': (100, 0)}, summary.resources)
+        self.assertEqual(first.uuid, summary.root_provider_uuid)
+        self.assertIsNone(summary.parent_provider_uuid)
+        self.assertEqual([], summary.traits)
+
+    def test_required_and_forbidden_traits(self):
+        avx = self.make('avx', VCPU=4)
+        sse = self.make('sse', VCPU=4)
+        both = self.make('both', VCPU=4)
+        self.make('none', VCPU=4)
+        avx.set_traits([AVX2])
+        sse.set_traits([SSE])
+        both.set_traits([AVX2, SSE])
+
+        def names(**kwargs):
+            return [r[0][0] for r in self.requests(
+                group(resources={'VCPU': 1}, **kwargs))]
+
+        self.assertEqual(['avx', 'both'], names(required_traits=[{AVX2}]))
+        self.assertEqual(['avx', 'sse', 'both'],
+                         names(required_traits=[{AVX2, SSE}]))
+        self.assertEqual(['both'], names(required_traits=[{AVX2}, {SSE}]))
+        self.assertEqual(['avx', 'none'], names(forbidden_traits={SSE}))
+        self.assertEqual(['avx'], names(required_traits=[{AVX2}],
+                                        forbidden_traits={SSE}))
+        found = self.get(group(resources={'VCPU': 1},
+                               required_traits=[{SSE}]))
+        self.assertEqual([AVX2, SSE],
+                         found.provider_summaries[both.uuid].traits)
+
+    def test_member_of_and_forbidden_aggregates(self):
+        in1 = self.make('in1', VCPU=4)
+        in2 = self.make('in2', VCPU=4)
+        self.make('nowhere', VCPU=4)
+        in1.set_aggregates([AGG1])
+        in2.set_aggregates([AGG2])
+
+        def names(**kwargs):
+            return [r[0][0] for r in self.requests(
+                group(resources={'VCPU': 1}, **kwargs))]
+
+        self.assertEqual(['in1'], names(member_of=[{AGG1}]))
+        self.assertEqual(['in1', 'in2'], names(member_of=[{AGG1, AGG2}]))
+        self.assertEqual([], names(member_of=[{AGG1}, {AGG2}]))
+        self.assertEqual(['in2', 'nowhere'], names(forbidden_aggs={AGG1}))
+        self.assertEqual(['in2'], names(member_of=[{AGG1, AGG2}],
+                                        forbidden_aggs={AGG1}))
+
+    def test_unknown_names_raise(self):
+        self.make('cn', VCPU=4)
+        self.assertRaises(exception.ResourceClassNotFound, self.get,
+                          group(resources={'CUSTOM_NOPE': 1}))
+        self.assertRaises(exception.TraitNotFound, self.get,
+                          group(resources={'VCPU': 1},
+                                required_traits=[{'CUSTOM_NOPE'}]))
+        self.assertRaises(exception.TraitNotFound, self.get,
+                          group(resources={'VCPU': 1},
+                                forbidden_traits={'CUSTOM_NOPE'}))
+        self.assertRaises(exception.ResourceProviderNotFound, self.get,
+                          group(resources={'VCPU': 1},
+                                in_tree=uuidutils.generate_uuid()))
+
+    def test_malformed_and_unsupported_requests_raise(self):
+        self.make('cn', VCPU=4)
+        vcpu = group(resources={'VCPU': 1})
+        unsupported = self.assertRaises(
+            exception.UnsupportedCandidateRequest, self.get, vcpu,
+            group('_X', required_traits=[{AVX2}]))
+        self.assertIn('resourceless', str(unsupported))
+        self.assertIsInstance(unsupported, exception.Invalid)
+        for bad in ({'limit': 0}, {'limit': 'all'},
+                    {'group_policy': 'spread'}):
+            self.assertRaises(exception.Invalid, self.get, vcpu, **bad)
+        self.assertRaises(exception.Invalid, self.get,
+                          group(resources={'VCPU': 0}))
+        self.assertRaises(exception.Invalid, self.get, vcpu, vcpu)
+        self.assertRaises(exception.Invalid, self.get, group())
+
+    def test_limit_returns_the_first_requests_and_their_summaries(self):
+        for n in range(6):
+            self.make('cn%d' % n, VCPU=4)
+        everything = self.get(group(resources={'VCPU': 1}))
+        self.assertEqual(6, len(everything.allocation_requests))
+        for limit in (1, 4, 6, 10):
+            found = self.get(group(resources={'VCPU': 1}), limit=limit)
+            kept = everything.allocation_requests[:limit]
+            self.assertEqual([r.resource_requests for r in kept],
+                             [r.resource_requests
+                              for r in found.allocation_requests])
+            self.assertEqual(
+                sorted(r.mappings[''][0] for r in kept),
+                sorted(found.provider_summaries))
+
+    def test_limit_reads_on_past_roots_that_give_nothing(self):
+        # A spread group's traits are checked on combinations, after the
+        # roots are picked: the first roots pass the per-class test and
+        # yet give no request, so the search must widen its window.
+        for n in range(7):
+            cn = self.make('cn%d' % n, VCPU=4)
+            if n >= 4:
+                cn.set_traits([AVX2])
+        request = group(resources={'VCPU': 1}, required_traits=[{AVX2}])
+        everything = self.requests(request)
+        self.assertEqual(['cn4', 'cn5', 'cn6'], [r[0][0] for r in everything])
+        for limit in (1, 2, 3, 5):
+            self.assertEqual(everything[:limit],
+                             self.requests(request, limit=limit))
+
+    def test_long_id_lists_are_written_into_the_sql(self):
+        # Past SQLite's parameter limit the id lists are inlined; force
+        # that path with a tiny limit and compare.
+        for n in range(4):
+            self.make('cn%d' % n, VCPU=4).set_traits([AVX2])
+        request = group(resources={'VCPU': 1}, required_traits=[{AVX2}])
+        bound = self.get(request)
+        self.useFixture(fixtures.MockPatch(
+            'resobj.db.candidate_sql.MAX_BOUND_IDS', 1))
+        inlined = self.get(request)
+        self.assertEqual(
+            [r.resource_requests for r in bound.allocation_requests],
+            [r.resource_requests for r in inlined.allocation_requests])
+        self.assertEqual(
+            {u: s.resources for u, s in bound.provider_summaries.items()},
+            {u: s.resources for u, s in inlined.provider_summaries.items()})
+
+
+class TestSharingProviders(CandidateTestCase):
+    """A Ceph-like pool shared by three compute nodes."""
+
+    def setUp(self):
+        super().setUp()
+        self.cns = [self.make('cn%d' % n, VCPU=16, MEMORY_MB=32768)
+                    for n in range(3)]
+        self.pool = self.make('pool', DISK_GB=10000)
+        self.pool.set_traits([SHARING])
+        for provider in self.cns + [self.pool]:
+            provider.set_aggregates([AGG1])
+        # Not in the aggregate: cannot reach the pool.
+        self.make('outside', VCPU=16, MEMORY_MB=32768)
+
+    def test_each_node_combines_with_the_pool(self):
+        pf.allocate(self.context, self.pool.id, 'DISK_GB', 400)
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 2048,
+                                          'DISK_GB': 100}))
+        self.assertEqual(
+            [sorted([(cn, 'VCPU', 2), (cn, 'MEMORY_MB', 2048),
+                     ('pool', 'DISK_GB', 100)])
+             for cn in ('cn0', 'cn1', 'cn2')],
+            [sorted((self.names[rp], rc, n)
+                    for rp, rc, n in r.resource_requests)
+             for r in found.allocation_requests])
+        self.assertEqual(['cn0', 'cn1', 'cn2', 'pool'],
+                         self.summary_names(found))
+        # The pool counts once, with its own figures.
+        self.assertEqual({'DISK_GB': (10000, 400)},
+                         found.provider_summaries[self.pool.uuid].resources)
+        self.assertEqual(
+            sorted([self.cns[0].uuid, self.pool.uuid]),
+            sorted(found.allocation_requests[0].mappings['']))
+
+    def test_own_disk_and_shared_disk_are_both_offered(self):
+        self.add(self.cns[1], 'DISK_GB', 500)
+        self.assertEqual(
+            [[('cn0', 'VCPU', 2), ('pool', 'DISK_GB', 100)],
+             [('cn1', 'DISK_GB', 100), ('cn1', 'VCPU', 2)],
+             [('cn1', 'VCPU', 2), ('pool', 'DISK_GB', 100)],
+             [('cn2', 'VCPU', 2), ('pool', 'DISK_GB', 100)]],
+            self.requests(group(resources={'VCPU': 2, 'DISK_GB': 100})))
+
+    def test_pool_alone_is_one_candidate(self):
+        self.assertEqual([[('pool', 'DISK_GB', 100)]],
+                         self.requests(group(resources={'DISK_GB': 100})))
+
+    def test_full_pool_leaves_no_candidate(self):
+        pf.allocate(self.context, self.pool.id, 'DISK_GB', 9950)
+        self.assertEqual([], self.requests(
+            group(resources={'VCPU': 2, 'DISK_GB': 100})))
+
+    def test_filters_apply_to_the_pool(self):
+        request = {'VCPU': 2, 'DISK_GB': 100}
+        self.assertEqual([], self.requests(group(
+            resources=request, forbidden_traits={SHARING})))
+        self.pool.set_traits([SHARING, SSD])
+        self.assertEqual(3, len(self.requests(group(
+            resources=request, required_traits=[{SSD}]))))
+        self.assertEqual([], self.requests(group(
+            resources=request, member_of=[{AGG2}])))
+        # in_tree keeps the search to one tree: the pool is another.
+        self.assertEqual([], self.requests(group(
+            resources=request, in_tree=self.cns[0].uuid)))
+
+
+class TestNestedProviders(CandidateTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.root = self.make('root', MEMORY_MB=8192)
+        self.numa0 = self.make('numa0', self.root, VCPU=4)
+        self.numa1 = self.make('numa1', self.root, VCPU=4)
+        self.other = self.make('other', VCPU=8, MEMORY_MB=8192)
+
+    def test_unsuffixed_group_spans_one_tree(self):
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024}))
+        self.assertEqual(
+            [[('numa0', 'VCPU', 2), ('root', 'MEMORY_MB', 1024)],
+             [('numa1', 'VCPU', 2), ('root', 'MEMORY_MB', 1024)],
+             [('other', 'MEMORY_MB', 1024), ('other', 'VCPU', 2)]],
+            [sorted((self.names[rp], rc, n)
+                    for rp, rc, n in r.resource_requests)
+             for r in found.allocation_requests])
+        # The whole tree is summarised, parents and roots named.
+        self.assertEqual(['numa0', 'numa1', 'other', 'root'],
+                         self.summary_names(found))
+        numa1 = found.provider_summaries[self.numa1.uuid]
+        self.assertEqual(self.root.uuid, numa1.parent_provider_uuid)
+        self.assertEqual(self.root.uuid, numa1.root_provider_uuid)
+
+    def test_allow_nested_false_keeps_one_provider_per_tree(self):
+        self.assertEqual(
+            [[('other', 'MEMORY_MB', 1024), ('other', 'VCPU', 2)]],
+            self.requests(group(resources={'VCPU': 2, 'MEMORY_MB': 1024}),
+                          allow_nested=False))
+
+    def test_in_tree_and_member_of_through_the_root(self):
+        request = {'VCPU': 2, 'MEMORY_MB': 1024}
+        self.assertEqual(
+            [['numa0', 'root'], ['numa1', 'root']],
+            [sorted({p for p, _rc, _n in r}) for r in self.requests(
+                group(resources=request, in_tree=self.numa1.uuid))])
+        self.root.set_aggregates([AGG1])
+        # The children are in AGG1 through their root.
+        self.assertEqual(2, len(self.requests(
+            group(resources=request, member_of=[{AGG1}]))))
+        self.assertEqual([[('other', 'MEMORY_MB', 1024),
+                           ('other', 'VCPU', 2)]],
+                         self.requests(group(resources=request,
+                                             forbidden_aggs={AGG1})))
+
+    def test_traits_over_the_providers_used(self):
+        self.numa1.set_traits([AVX2])
+        request = {'VCPU': 2, 'MEMORY_MB': 1024}
+        self.assertEqual(
+            [[('numa1', 'VCPU', 2), ('root', 'MEMORY_MB', 1024)]],
+            self.requests(group(resources=request,
+                                required_traits=[{AVX2}])))
+        self.assertEqual(
+            [[('numa0', 'VCPU', 2), ('root', 'MEMORY_MB', 1024)],
+             [('other', 'MEMORY_MB', 1024), ('other', 'VCPU', 2)]],
+            self.requests(group(resources=request,
+                                forbidden_traits={AVX2})))
+
+    def test_granular_groups_and_group_policy(self):
+        vcpu = {'VCPU': 1}
+        for policy in ('none', None):
+            self.assertEqual(
+                # numa0 and numa1 twice: _A on one, then on the other.
+                [[('numa0', 'VCPU', 2)],
+                 [('numa0', 'VCPU', 1), ('numa1', 'VCPU', 1)],
+                 [('numa0', 'VCPU', 1), ('numa1', 'VCPU', 1)],
+                 [('numa1', 'VCPU', 2)],
+                 [('other', 'VCPU', 2)]],
+                self.requests(group('_A', resources=vcpu),
+                              group('_B', resources=vcpu),
+                              group_policy=policy))
+        found = self.get(group('_A', resources=vcpu),
+                         group('_B', resources=vcpu),
+                         group_policy='isolate')
+        self.assertEqual(
+            [{'_A': [self.numa0.uuid], '_B': [self.numa1.uuid]},
+             {'_A': [self.numa1.uuid], '_B': [self.numa0.uuid]}],
+            [r.mappings for r in found.allocation_requests])
+
+    def test_granular_amounts_are_summed_against_capacity(self):
+        # Each group fits numa0 alone; both together do not.
+        self.assertEqual(
+            [[('numa0', 'VCPU', 3), ('numa1', 'VCPU', 3)],
+             [('numa0', 'VCPU', 3), ('numa1', 'VCPU', 3)],
+             [('other', 'VCPU', 6)]],
+            self.requests(group('_A', resources={'VCPU': 3}),
+                          group('_B', resources={'VCPU': 3})))
+
+    def test_granular_group_with_the_unsuffixed_one(self):
+        self.numa1.set_traits([AVX2])
+        found = self.get(
+            group(resources={'MEMORY_MB': 1024}),
+            group('_CPU', resources={'VCPU': 2}, required_traits=[{AVX2}]))
+        self.assertEqual(
+            [{'': [self.root.uuid], '_CPU': [self.numa1.uuid]}],
+            [r.mappings for r in found.allocation_requests])
+
+
+class TestStatementCount(CandidateTestCase):
+    """The statements of a search do not grow with the providers."""
+
+    def populate(self, count):
+        pool = self.make('pool-%d' % count, DISK_GB=100000)
+        pool.set_traits([SHARING])
+        pool.set_aggregates([AGG1])
+        for n in range(count):
+            cn = self.make('cn-%d-%d' % (count, n), VCPU=16,
+                           MEMORY_MB=32768, DISK_GB=1000)
+            cn.set_aggregates([AGG1])
+            cn.set_traits([AVX2])
+            pf.allocate(self.context, cn.id, 'VCPU', 1)
+
+    def count(self, **kwargs):
+        groups = [group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
+                                   'DISK_GB': 10},
+                        required_traits=[{AVX2, SSE}], member_of=[{AGG1}])]
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
+            found = self.get(*groups, **kwargs)
+        # Every node twice: with its own disk, and with the pool's.
+        self.assertGreater(len(found.allocation_requests), 1)
+        return counter.count
+
+    def test_statements_do_not_grow(self):
+        self.populate(2)
+        small, small_limited = self.count(), self.count(limit=3)
+        self.populate(12)
+        self.assertEqual(small, self.count())
+        self.assertEqual(small_limited, self.count(limit=3))
