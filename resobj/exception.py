@@ -99,6 +99,13 @@ class ComputeNodeExists(Conflict):
     msg_fmt = 'Compute node %(host)s/%(nodename)s already exists.'
 
 
+class ComputeNodeInUse(Conflict):
+    msg_fmt = ('Compute node %(node)s cannot be deleted: its resource '
+               'provider %(provider)s still has allocations of '
+               '%(consumers)d consumer(s) (e.g. %(example)s). Delete or '
+               'move those instances first.')
+
+
 class ComputeNodeUUIDMismatch(Invalid):
     msg_fmt = ('Compute node %(node)s has uuid %(current)s; its virt '
                'driver reports %(new)s. Refusing to change it.')
@@ -129,6 +136,12 @@ class PciDeviceInvalidStatus(Conflict):
 class PciDeviceInvalidOwner(Conflict):
     msg_fmt = ('Cannot %(transition)s PCI device %(address)s for instance '
                '%(instance_uuid)s: it belongs to instance %(owner)s.')
+
+
+class PciDeviceStatusChanged(Conflict):
+    msg_fmt = ('PCI device %(address)s was expected to be %(expected)s '
+               'but another writer changed it first (now %(actual)s); '
+               'nothing was saved.')
 
 
 class InvalidPciStats(Invalid):

@@ -8,6 +8,7 @@ requests in flight finish, then the workers exit.
 """
 
 import argparse
+import gc
 import os
 import sys
 
@@ -75,7 +76,7 @@ class _Server(gunicorn_base.BaseApplication):
             # A detached process has no terminal: log to files a user can
             # find, and leave a pid file to stop it with.
             state_dir = paths.state_dir(self._conf)
-            log = os.path.join(state_dir, 'resobj-api.log')
+            log = _log_path(self._conf)
             settings.update(
                 daemon=True, errorlog=log,
                 pidfile=os.path.join(state_dir, 'resobj-api.pid'))
@@ -86,6 +87,10 @@ class _Server(gunicorn_base.BaseApplication):
 
     def load(self):
         return self._application
+
+
+def _log_path(conf):
+    return os.path.join(paths.state_dir(conf), 'resobj-api.log')
 
 
 def _post_fork(server, worker):
@@ -113,6 +118,16 @@ def main(argv=None):
         value = getattr(overrides, name)
         if value is not None:
             conf.set_override(name, value, group='api')
+    if overrides.daemon and not conf.log_file and not conf.use_journal:
+        # A detached process has no stderr: errors go to the same file
+        # as gunicorn's log.
+        try:
+            os.makedirs(paths.state_dir(conf), exist_ok=True)
+        except OSError as exc:
+            print('%s: error: cannot create %s: %s'
+                  % (PROG, paths.state_dir(conf), exc), file=sys.stderr)
+            return 1
+        conf.set_override('log_file', _log_path(conf))
     logging.setup(conf, 'resobj')
     try:
         from resobj.conf import validate
@@ -125,6 +140,11 @@ def main(argv=None):
         return 1
     # The master's pooled connections must not leak into the workers.
     facade.get_engine().dispose()
+    # Everything loaded so far lives as long as the process: keep the
+    # cyclic garbage collector from scanning it on every collection (and
+    # from touching the pages the workers share with the master).
+    gc.collect()
+    gc.freeze()
     print('%s %s: serving on http://%s:%d with %d workers, %s auth, '
           'database %s' % (PROG, version.version_string(), conf.api.host,
                            conf.api.port, conf.api.workers,
@@ -134,7 +154,7 @@ def main(argv=None):
           file=sys.stderr, flush=True)
     if overrides.daemon:
         print('%s: detaching; log %s, pid file %s (stop it with kill)'
-              % (PROG, os.path.join(paths.state_dir(conf), 'resobj-api.log'),
+              % (PROG, _log_path(conf),
                  os.path.join(paths.state_dir(conf), 'resobj-api.pid')),
               file=sys.stderr, flush=True)
         # BaseApplication.run() does not detach by itself.

@@ -1,4 +1,4 @@
-"""Options for compute nodes: allocation ratios."""
+"""Options for compute nodes: allocation ratios, reserved host resources."""
 
 from oslo_config import cfg
 
@@ -22,6 +22,21 @@ for _resource in RESOURCES:
         help='Ratio for %s given to compute nodes that have none, when '
              '%s_allocation_ratio is not set.' % (_resource, _resource)))
 
+compute_opts += [
+    cfg.IntOpt('reserved_host_cpus', default=0, min=0,
+               help='VCPUs of each compute node kept for the host, '
+                    'written as the reserved amount of its VCPU '
+                    'inventory.'),
+    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
+               help='Memory (MB) of each compute node kept for the host, '
+                    'written as the reserved amount of its MEMORY_MB '
+                    'inventory.'),
+    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
+               help='Local disk (MB) of each compute node kept for the '
+                    'host. DISK_GB inventory is in GB: the reserved '
+                    'amount is this divided by 1024, rounded up.'),
+]
+
 
 def register_opts(conf):
     conf.register_opts(compute_opts, group='compute')
@@ -39,6 +54,13 @@ def allocation_ratio_defaults(conf):
                                    % resource])
         for resource in RESOURCES
     }
+
+
+def reserved(conf):
+    """ResourceTracker keyword arguments for the reserved amounts."""
+    return {'reserved_vcpus': conf.compute.reserved_host_cpus,
+            'reserved_memory_mb': conf.compute.reserved_host_memory_mb,
+            'reserved_disk_mb': conf.compute.reserved_host_disk_mb}
 
 
 def default_allocation_ratios():

@@ -24,7 +24,8 @@ class Allocation(base.ResobjObject):
     # Version 1.1: adds consumer_type; dropped below 1.1 (an older peer
     #              writing back keeps the stored type: types only change
     #              when set)
-    VERSION = '1.1'
+    # Version 1.2: adds consumer_generation (as read; dropped below 1.2)
+    VERSION = '1.2'
 
     fields = {
         'resource_provider_uuid': fields.UUIDField(),
@@ -34,9 +35,13 @@ class Allocation(base.ResobjObject):
         'user_id': fields.StringField(),
         'consumer_type': fields.StringField(nullable=True),
         'used': fields.NonNegativeIntegerField(),
+        # The consumer's generation when read; what a compare-and-swap
+        # write of its allocations (replace_all) states it saw.
+        'consumer_generation': fields.NonNegativeIntegerField(
+            nullable=True),
     }
 
-    ADDED_IN = {'consumer_type': '1.1'}
+    ADDED_IN = {'consumer_type': '1.1', 'consumer_generation': '1.2'}
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
@@ -77,14 +82,15 @@ def _requests(allocations, consumer_generations, emptied):
 class AllocationList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Allocation 1.0
     # Version 1.1: Allocation 1.1
-    VERSION = '1.1'
+    # Version 1.2: Allocation 1.2
+    VERSION = '1.2'
 
     fields = {
         'objects': fields.ListOfObjectsField('Allocation'),
     }
 
     obj_relationships = {
-        'objects': [('1.0', '1.0'), ('1.1', '1.1')],
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2')],
     }
 
     @base.remotable
@@ -134,7 +140,8 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
                 resource_class=row['resource_class'],
                 consumer_uuid=row['consumer_uuid'], used=row['used'],
                 project_id=row['project_id'], user_id=row['user_id'],
-                consumer_type=row['consumer_type'])
+                consumer_type=row['consumer_type'],
+                consumer_generation=row.get('consumer_generation'))
             for row in rows])
         allocations.obj_reset_changes(recursive=True)
         return allocations

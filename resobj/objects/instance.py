@@ -210,7 +210,8 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.1: Instance 1.1
     # Version 1.2: Instance 1.2
     # Version 1.3: Instance 1.3
-    VERSION = '1.3'
+    # Version 1.4: adds get_by_uuids()
+    VERSION = '1.4'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
@@ -218,8 +219,16 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3')],
+                    ('1.3', '1.3'), ('1.4', '1.3')],
     }
+
+    @classmethod
+    @base.remotable
+    def get_by_uuids(cls, context, uuids):
+        """The live instances among ``uuids``, in one query."""
+        return base.obj_make_list(
+            context, cls(context),
+            instance_db.get_all_by_uuids(context, sorted(set(uuids))))
 
     @classmethod
     @base.remotable

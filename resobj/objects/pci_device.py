@@ -149,6 +149,8 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
     @staticmethod
     def _from_db_object(context, obj, db_row, skip=()):
         base.ResobjObject._from_db_object(context, obj, db_row, skip)
+        # What save() compares against: the status as stored.
+        obj._stored_status = db_row['status']
         if obj.obj_attr_is_set('parent_addr') and obj.parent_addr is None:
             parent_addr = obj._parent_addr_from_extra_info()
             if parent_addr is not None:
@@ -178,12 +180,25 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
         self._from_db_object(self._context, self,
                              pci_device_db.create(self._context, values))
 
-    @base.remotable
-    def save(self):
+    def _save_change(self):
+        """(id, expected status, values) for this device's changes.
+
+        A status change is a compare-and-swap against the status the
+        device was read with, so a device claimed by another writer
+        since then is not claimed again (PciDeviceStatusChanged).
+        """
         values = self.obj_get_db_changes()
         values.pop('id', None)
+        expected = (getattr(self, '_stored_status', None)
+                    if 'status' in values else None)
+        return self.id, expected, values
+
+    @base.remotable
+    def save(self):
+        device_id, expected, values = self._save_change()
         if values:
-            row = pci_device_db.update(self._context, self.id, values)
+            row = pci_device_db.update(self._context, device_id, values,
+                                       expected_status=expected)
             self._from_db_object(self._context, self, row)
 
     @base.remotable

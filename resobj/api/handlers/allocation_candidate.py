@@ -95,8 +95,8 @@ def _format_request(version, request):
 
 
 def _format_summary(version, summary, requested):
-    resources = {rc: {'capacity': r.capacity, 'used': r.used}
-                 for rc, r in summary.resources.items()
+    resources = {rc: {'capacity': capacity, 'used': used}
+                 for rc, (capacity, used) in summary.resources.items()
                  if version >= (1, 27) or rc in requested}
     data = {'resources': resources}
     if version >= (1, 17):

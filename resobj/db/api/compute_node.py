@@ -20,6 +20,7 @@ from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
 from resobj.db.models import compute_node as models
+from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as rp_models
 from resobj import exception
@@ -30,6 +31,7 @@ _TABLE = models.ComputeNode.__table__
 _RP = rp_models.ResourceProvider.__table__
 _INV = inv_models.Inventory.__table__
 _ALLOC = alloc_models.Allocation.__table__
+_CONSUMER = consumer_models.Consumer.__table__
 RATIO_COLUMNS = ('cpu_allocation_ratio', 'ram_allocation_ratio',
                  'disk_allocation_ratio')
 
@@ -330,11 +332,39 @@ def update(context, compute_node_id, values):
 
 @facade.writer
 def destroy(context, compute_node_id):
-    """Soft-delete a compute node; return its row as deleted."""
+    """Soft-delete a compute node and delete its resource provider.
+
+    One transaction. The provider (same uuid as the node) goes with its
+    inventories, aggregate and trait links; while any consumer has
+    allocations on it the node is refused (ComputeNodeInUse) and nothing
+    changes. A node without a provider is simply soft-deleted. Returns
+    the node's row as deleted.
+    """
+    node = _live_row(context, compute_node_id)
+    provider_id = context.session.execute(
+        sa.select(_RP.c.id).where(_RP.c.uuid == node['uuid'])
+    ).scalar_one_or_none() if node['uuid'] else None
+    if provider_id is not None:
+        consumers = context.session.execute(
+            sa.select(_ALLOC.c.consumer_id).distinct().where(
+                _ALLOC.c.resource_provider_id == provider_id)
+            .order_by(_ALLOC.c.consumer_id)).scalars().all()
+        if consumers:
+            raise exception.ComputeNodeInUse(
+                node=node['hypervisor_hostname'] or compute_node_id,
+                provider=node['uuid'], consumers=len(consumers),
+                example=_consumer_uuid(context, consumers[0]))
+        rp_db.destroy(context, provider_id)
     row = utils.soft_delete_row(context, _TABLE, compute_node_id)
     if row is None:
         raise exception.ComputeNodeNotFound(key='id=%s' % compute_node_id)
     return _from_row(row)
+
+
+def _consumer_uuid(context, consumer_id):
+    return context.session.execute(
+        sa.select(_CONSUMER.c.uuid).where(_CONSUMER.c.id == consumer_id)
+    ).scalar_one_or_none()
 
 
 @facade.writer

@@ -38,6 +38,15 @@ def get_all_by_host_and_node(context, host, node):
     ).order_by(_TABLE.c.id))
 
 
+@facade.reader
+def get_all_by_uuids(context, uuids):
+    if not uuids:
+        return []
+    return utils.fetch_all(context, utils.select(
+        context, _TABLE, _TABLE.c.uuid.in_(list(uuids))
+    ).order_by(_TABLE.c.id))
+
+
 @facade.writer
 def create(context, values):
     try:

@@ -76,8 +76,14 @@ def create(context, values):
 
 
 @facade.writer
-def update(context, device_id, values):
-    """Update a live device; soft-deleted or missing raises NotFound."""
+def update(context, device_id, values, expected_status=None):
+    """Update a live device; soft-deleted or missing raises NotFound.
+
+    With ``expected_status`` the update is a compare-and-swap on the
+    stored status: it applies only if the row still has that status,
+    else PciDeviceStatusChanged is raised and nothing is written. Two
+    trackers claiming one device cannot then both succeed.
+    """
     # Read first: after a failed statement PostgreSQL refuses every query
     # in the transaction, so the error message's key must be known before.
     current = utils.fetch_one(context, sa.select(
@@ -88,16 +94,25 @@ def update(context, device_id, values):
     key = {'compute_node_id': values.get('compute_node_id',
                                          current['compute_node_id']),
            'address': values.get('address', current['address'])}
+    criteria = [_TABLE.c.id == device_id]
+    if expected_status is not None:
+        criteria.append(_TABLE.c.status == expected_status)
     try:
         count = utils.update_live(context, _TABLE, _encode(values),
-                                  _TABLE.c.id == device_id)
+                                  *criteria)
     except db_exc.DBDuplicateEntry:
         raise exception.PciDeviceExists(**key)
     except db_exc.DBReferenceError:
         raise exception.PciDeviceComputeNodeNotFound(**key)
     if not count:
-        # Deleted by someone else between the read and the update.
-        raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+        now = utils.fetch_one(context, sa.select(_TABLE.c.status).where(
+            _TABLE.c.id == device_id, _TABLE.c.deleted == 0))
+        if now is None:
+            # Deleted by someone else between the read and the update.
+            raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+        raise exception.PciDeviceStatusChanged(
+            address=current['address'], expected=expected_status,
+            actual=now['status'])
     return get(context, device_id)
 
 

@@ -3,7 +3,8 @@
 * ``resobj.db`` never imports the objects, the HTTP layer, the compute
   layer or the commands;
 * ``resobj.objects`` never imports the HTTP layer or the commands;
-* ``resobj.compute`` never imports ``resobj.db`` (it uses objects only);
+* ``resobj.compute`` never imports ``resobj.db``, oslo.db or SQLAlchemy,
+  nor reaches a session or the enginefacade (it uses objects only);
 * the HTTP handlers never import ``resobj.db`` (they use objects only);
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
@@ -22,10 +23,15 @@ FORBIDDEN = {
     'resobj.db': ('resobj.objects', 'resobj.api', 'resobj.compute',
                   'resobj.cmd'),
     'resobj.objects': ('resobj.api', 'resobj.cmd'),
-    'resobj.compute': ('resobj.db',),
+    'resobj.compute': ('resobj.db', 'oslo_db', 'sqlalchemy', 'resobj.api',
+                       'resobj.cmd'),
     # Handlers reach the database only through objects.
     'resobj.api.handlers': ('resobj.db', 'resobj.cmd'),
 }
+# Names through which code would reach the database without importing
+# resobj.db (e.g. a context's session, or a facade handed in).
+DB_HANDLES = {'session', 'enginefacade', 'get_context_manager', 'reader',
+              'writer', 'facade'}
 FACADE_DECORATORS = {'reader', 'writer', 'replica_reader',
                      'retrying_writer'}
 
@@ -98,6 +104,24 @@ class TestLayering(base.TestCase):
                 bad = violations(_read(path), name, forbidden)
                 if bad:
                     found[name] = bad
+        self.assertEqual({}, found)
+
+    def test_compute_layer_reaches_no_database_handle(self):
+        def handles(source):
+            found = set()
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Attribute) and node.attr in \
+                        DB_HANDLES:
+                    found.add(node.attr)
+                elif isinstance(node, ast.Name) and node.id in DB_HANDLES:
+                    found.add(node.id)
+            return found
+
+        self.assertEqual({'session'}, handles('context.session.execute()'))
+        modules = dict(_modules('resobj.compute'))
+        self.assertIn('resobj.compute.tracker', modules)
+        found = {name: sorted(handles(_read(path)))
+                 for name, path in modules.items() if handles(_read(path))}
         self.assertEqual({}, found)
 
     def test_db_layer_is_not_empty(self):

@@ -42,6 +42,26 @@ class TestPciDeviceObject(db_base.DBTestCase):
         self.assertEqual(device.obj_to_primitive(),
                          self._stored(device).obj_to_primitive())
 
+    def test_status_change_is_a_compare_and_swap(self):
+        device = self._make()
+        mine, theirs = self._stored(device), self._stored(device)
+        theirs.claim('11111111-2222-3333-4444-555555555555')
+        theirs.save()
+        mine.claim('11111111-2222-3333-4444-666666666666')
+        exc = self.assertRaises(exception.PciDeviceStatusChanged, mine.save)
+        self.assertEqual(('available', 'claimed'),
+                         (exc.kwargs['expected'], exc.kwargs['actual']))
+        stored = self._stored(device)
+        self.assertEqual('11111111-2222-3333-4444-555555555555',
+                         stored.instance_uuid)
+        # Changes other than the status need no compare.
+        theirs.label = 'relabelled'
+        theirs.save()
+        stored.numa_node = 0
+        stored.save()
+        self.assertEqual(('relabelled', 0), (self._stored(device).label,
+                                             self._stored(device).numa_node))
+
     def test_create_refuses_a_created_or_incomplete_device(self):
         device = self._make()
         self.assertRaises(exception.ObjectActionError, device.create)

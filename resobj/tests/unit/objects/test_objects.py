@@ -22,15 +22,15 @@ from resobj.tests import base
 
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
-    'Allocation': '1.1-4e776ec1ac577f08ed4d6c57dcf56a03',
-    'AllocationList': '1.1-8f64d6f7b75ea78e3e667fbcae2ed3a2',
+    'Allocation': '1.2-590b401e62722e821e446649dfca0bd8',
+    'AllocationList': '1.2-8f64d6f7b75ea78e3e667fbcae2ed3a2',
     'ComputeNode': '1.5-d4bb1fa54beed638d55317c4a8fda4d1',
     'ComputeNodeList': '1.5-c2e5abfdf582bfe2dbe6547eccf17168',
     'Consumer': '1.1-c0d1bf019a4c84d44c6520db7cac77f9',
     'Flavor': '1.1-7d344875d61733cd87435319d5427e8c',
     'FlavorList': '1.1-cebedb524a28ab0dc58cba7566fbd975',
     'Instance': '1.3-813866addbf7423542655ce63bf16312',
-    'InstanceList': '1.3-b1c1825fc407abb29665caadc8844241',
+    'InstanceList': '1.4-626ce38571dbe34d67bf53520f16bf7a',
     'Inventory': '1.1-472e5a324faada9bef2653df3afc0d4a',
     'InventoryList': '1.1-33c6c1727889187711e7bc5c8306b41e',
     'Migration': '1.2-33770e2837f19990e313364e9d5fa588',

@@ -1,0 +1,62 @@
+"""Claims: what a tracker hands back for a reservation it made.
+
+A claim is a context manager: an exception inside its ``with`` block
+gives the resources back (``abort``), so a failed build or move never
+leaks a reservation. The checks themselves run in the tracker before
+the claim exists (resobj.compute.usage.check, resobj.compute.pci.select);
+a claim that could not be made raises there and changes nothing.
+"""
+
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+
+class NopClaim:
+    """A claim that holds nothing (for operations that need none)."""
+
+    migration = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if exc_type is not None:
+            self.abort()
+
+    def abort(self):
+        pass
+
+
+class Claim(NopClaim):
+    """An instance's resources on the tracker's node."""
+
+    def __init__(self, context, tracker, instance, payload, pci_devices):
+        self.context = context
+        self.tracker = tracker
+        self.instance = instance
+        self.payload = payload
+        self.pci_devices = pci_devices
+
+    def abort(self):
+        LOG.debug('Aborting claim of %s on %s', self.instance.uuid,
+                  self.tracker.nodename)
+        self.tracker.abort_instance_claim(self.context, self.instance)
+
+
+class MoveClaim(Claim):
+    """A resize, cold migration or rebuild's resources on the destination.
+
+    ``migration`` is the Migration object the claim created.
+    """
+
+    def __init__(self, context, tracker, instance, payload, pci_devices,
+                 migration):
+        super().__init__(context, tracker, instance, payload, pci_devices)
+        self.migration = migration
+
+    def abort(self):
+        LOG.debug('Aborting move claim of %s on %s', self.instance.uuid,
+                  self.tracker.nodename)
+        self.tracker.drop_move_claim(self.context, self.instance,
+                                     self.migration, prefix='new')

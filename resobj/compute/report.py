@@ -1,0 +1,151 @@
+"""The reporting interface the tracker writes placement data through.
+
+Two implementations pass one test suite
+(resobj/tests/functional/compute/test_report_clients.py):
+``report_local.LocalReportClient`` calls the objects in process and
+``report_http.HTTPReportClient`` talks to any placement-compatible
+service. Shapes are plain dicts, as on the wire:
+
+* inventories: ``{class: {total, reserved, min_unit, max_unit,
+  step_size, allocation_ratio}}``;
+* a consumer's allocations: ``{provider uuid: {class: amount}}``.
+
+Consumer generations make the tracker's writes compare-and-swap: a
+write states the generation it read (None: "the consumer must not
+exist"), or ``ANY`` to let the client read the current one first.
+"""
+
+import abc
+
+from resobj.compute import exception
+
+# Not a generation: "whatever it is now" (the client reads it first).
+ANY = object()
+
+INVENTORY_KEYS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+                  'allocation_ratio')
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+# How often a write whose provider generation moved is re-read and
+# tried again before giving up.
+GENERATION_RETRIES = 4
+
+
+def same_inventory(a, b):
+    """Whether two inventory dicts describe the same inventory."""
+    if set(a) != set(b):
+        return False
+    for rc in a:
+        for key in INVENTORY_KEYS:
+            x, y = a[rc].get(key), b[rc].get(key)
+            if key == 'allocation_ratio':
+                if abs(float(x) - float(y)) > 1e-6:
+                    return False
+            elif int(x) != int(y):
+                return False
+    return True
+
+
+class ConsumerAllocations:
+    """A consumer's allocations as read: amounts, generation and owner."""
+
+    __slots__ = ('allocations', 'generation', 'project_id', 'user_id')
+
+    def __init__(self, allocations=None, generation=None, project_id=None,
+                 user_id=None):
+        self.allocations = allocations or {}
+        self.generation = generation
+        self.project_id = project_id
+        self.user_id = user_id
+
+    def __repr__(self):
+        return 'ConsumerAllocations(%r, generation=%r)' % (
+            self.allocations, self.generation)
+
+
+class ReportClient(metaclass=abc.ABCMeta):
+
+    @abc.abstractmethod
+    def ensure_provider(self, uuid, name):
+        """Create provider ``uuid`` named ``name`` unless it exists."""
+
+    @abc.abstractmethod
+    def get_inventory(self, provider):
+        """(generation, inventories) of ``provider``."""
+
+    @abc.abstractmethod
+    def _put_inventory(self, provider, generation, inventories):
+        """Replace all inventory; GenerationMoved if generation is stale."""
+
+    def set_inventory(self, provider, inventories):
+        """Make ``inventories`` all of ``provider``'s inventory.
+
+        Reads first and writes nothing when it is already so (no
+        generation bump, nothing to conflict on); a write that loses a
+        race on the provider generation is re-read and retried. Returns
+        whether anything was written.
+        """
+        for _attempt in range(GENERATION_RETRIES):
+            generation, current = self.get_inventory(provider)
+            if same_inventory(current, inventories):
+                return False
+            try:
+                self._put_inventory(provider, generation, inventories)
+                return True
+            except GenerationMoved:
+                continue
+        raise exception.InventoryConflict(provider=provider,
+                                          attempts=GENERATION_RETRIES)
+
+    @abc.abstractmethod
+    def get_sharing_providers(self, provider, resource_class):
+        """Uuids of providers sharing ``resource_class`` with ``provider``.
+
+        In one of its aggregates, with MISC_SHARES_VIA_AGGREGATE and
+        inventory of the class.
+        """
+
+    @abc.abstractmethod
+    def get_provider_allocations(self, provider):
+        """{consumer uuid: ConsumerAllocations} on ``provider``.
+
+        Each lists that provider's amounts only.
+        """
+
+    @abc.abstractmethod
+    def get_allocations(self, consumer):
+        """The consumer's ConsumerAllocations.
+
+        Empty, with generation None, when it holds nothing.
+        """
+
+    @abc.abstractmethod
+    def replace_allocations(self, consumers):
+        """Write several consumers' allocations atomically.
+
+        ``consumers`` maps a consumer uuid to ``{'allocations': {rp:
+        {rc: n}} ({} removes them), 'project_id', 'user_id',
+        'generation'}`` with generation as read, None for a new
+        consumer, or ANY. AllocationConflict when refused
+        (``generation=True`` when a consumer generation moved).
+        """
+
+    def put_allocations(self, consumer, allocations, project_id, user_id,
+                        generation=ANY):
+        """Replace one consumer's allocations (see replace_allocations)."""
+        self.replace_allocations({consumer: {
+            'allocations': allocations, 'project_id': project_id,
+            'user_id': user_id, 'generation': generation}})
+
+    @abc.abstractmethod
+    def delete_allocations(self, consumer):
+        """Remove the consumer's allocations; False if it had none."""
+
+    @abc.abstractmethod
+    def get_usages(self, provider):
+        """{class: used} of ``provider``."""
+
+
+class GenerationMoved(Exception):
+    """A provider generation changed under a write (internal)."""

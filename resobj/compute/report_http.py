@@ -1,0 +1,244 @@
+"""Reporting over HTTP to resobj-api or any placement-compatible service.
+
+Every request states one pinned microversion (``MICROVERSION``): 1.28
+is the first with consumer generations, which make the tracker's
+allocation writes compare-and-swap, and it has everything else used
+here (dict-form allocations 1.12, POST /allocations 1.13, required
+traits 1.18, error codes 1.23).
+
+* inventory is written with PUT .../inventories carrying the provider
+  generation; a 409 means it moved: re-read and retry (report.py);
+* a 404 on DELETE /allocations/{uuid} means there was nothing to delete
+  and is not an error;
+* timeouts and connection errors are retried with exponential backoff
+  and logged once per outage, not once per attempt.
+"""
+
+import threading
+import time
+
+from oslo_log import log as logging
+import requests
+
+from resobj.compute import exception
+from resobj.compute import report
+
+LOG = logging.getLogger(__name__)
+
+MICROVERSION = '1.28'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+
+
+class HTTPReportClient(report.ReportClient):
+
+    def __init__(self, url, token='admin', timeout=30.0, retries=5,
+                 backoff=0.2, http=None):
+        self.url = url.rstrip('/')
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._http = http or requests.Session()
+        self._headers = {
+            'X-Auth-Token': token,
+            'OpenStack-API-Version': 'placement %s' % MICROVERSION,
+            'Accept': 'application/json',
+        }
+        self._outage_logged = False
+        self._lock = threading.Lock()
+
+    # Transport.
+
+    def _request(self, method, path, body=None, expect=(200,), quiet=()):
+        """The response of ``method path``; errors raise PlacementError.
+
+        Statuses in ``quiet`` are returned as they are for the caller to
+        interpret (a 404 on DELETE, a 409 on a generation).
+        """
+        url = self.url + path
+        headers = dict(self._headers)
+        if body is not None:
+            headers['Content-Type'] = 'application/json'
+        delay = self.backoff
+        last = None
+        for attempt in range(1, self.retries + 1):
+            try:
+                response = self._http.request(
+                    method, url, json=body, headers=headers,
+                    timeout=self.timeout)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                last = exc
+                self._log_outage(method, url, exc)
+                if attempt < self.retries:
+                    time.sleep(delay)
+                    delay *= 2
+                continue
+            self._log_recovery(url)
+            if response.status_code in expect or \
+                    response.status_code in quiet:
+                return response
+            raise exception.PlacementError(
+                method=method, url=url, status=response.status_code,
+                detail=_detail(response))
+        raise exception.PlacementUnavailable(url=url, attempts=self.retries,
+                                             reason=last)
+
+    def _log_outage(self, method, url, exc):
+        with self._lock:
+            if self._outage_logged:
+                return
+            self._outage_logged = True
+        LOG.warning('Placement unreachable (%s %s: %s); retrying with '
+                    'backoff', method, url, exc)
+
+    def _log_recovery(self, url):
+        if self._outage_logged:
+            with self._lock:
+                self._outage_logged = False
+            LOG.info('Placement reachable again at %s', url)
+
+    # Providers and inventory.
+
+    def ensure_provider(self, uuid, name):
+        response = self._request('GET', '/resource_providers/%s' % uuid,
+                                 quiet=(404,))
+        if response.status_code == 200:
+            return
+        for candidate in (name, '%s-%s' % (name, uuid)):
+            response = self._request(
+                'POST', '/resource_providers',
+                {'uuid': uuid, 'name': candidate[:200]},
+                expect=(200, 201), quiet=(409,))
+            if response.status_code != 409:
+                return
+            # A duplicate: ours created concurrently, or the name taken.
+            if self._request('GET', '/resource_providers/%s' % uuid,
+                             quiet=(404,)).status_code == 200:
+                return
+        raise exception.PlacementError(
+            method='POST', url=self.url + '/resource_providers', status=409,
+            detail='name %s taken' % name)
+
+    def get_inventory(self, provider):
+        body = self._request(
+            'GET', '/resource_providers/%s/inventories' % provider).json()
+        return body['resource_provider_generation'], body['inventories']
+
+    def _put_inventory(self, provider, generation, inventories):
+        response = self._request(
+            'PUT', '/resource_providers/%s/inventories' % provider,
+            {'resource_provider_generation': generation,
+             'inventories': inventories}, quiet=(409,))
+        if response.status_code == 409:
+            if _code(response) == CONCURRENT_UPDATE:
+                raise report.GenerationMoved()
+            raise exception.PlacementError(
+                method='PUT', url=self.url + '/resource_providers/%s/'
+                'inventories' % provider, status=409,
+                detail=_detail(response))
+
+    def get_sharing_providers(self, provider, resource_class):
+        aggregates = self._request(
+            'GET', '/resource_providers/%s/aggregates' % provider
+        ).json()['aggregates']
+        if not aggregates:
+            return []
+        found = self._request(
+            'GET', '/resource_providers?member_of=in:%s&required=%s'
+            % (','.join(sorted(aggregates)), report.SHARING_TRAIT)
+        ).json()['resource_providers']
+        out = []
+        for rp in found:
+            if rp['uuid'] == provider:
+                continue
+            _gen, inventories = self.get_inventory(rp['uuid'])
+            if resource_class in inventories:
+                out.append(rp['uuid'])
+        return out
+
+    # Allocations.
+
+    def get_provider_allocations(self, provider):
+        response = self._request(
+            'GET', '/resource_providers/%s/allocations' % provider,
+            quiet=(404,))
+        if response.status_code == 404:
+            return {}
+        out = {}
+        for consumer, entry in response.json()['allocations'].items():
+            out[consumer] = report.ConsumerAllocations(
+                {provider: dict(entry['resources'])},
+                entry.get('consumer_generation'))
+        return out
+
+    def get_allocations(self, consumer):
+        body = self._request('GET', '/allocations/%s' % consumer).json()
+        return report.ConsumerAllocations(
+            {rp: dict(entry['resources'])
+             for rp, entry in body['allocations'].items()},
+            body.get('consumer_generation'), body.get('project_id'),
+            body.get('user_id'))
+
+    def replace_allocations(self, consumers):
+        # A consumer written with ANY has its generation read first; if
+        # it moves between that read and the write, read and try again.
+        # Stated generations are the caller's compare-and-swap: no retry.
+        any_gen = any(spec.get('generation', report.ANY) is report.ANY
+                      for spec in consumers.values())
+        attempts = report.GENERATION_RETRIES if any_gen else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._post_allocations(consumers)
+            except exception.AllocationConflict as exc:
+                if not exc.generation or attempt == attempts:
+                    raise
+
+    def _post_allocations(self, consumers):
+        body = {}
+        for consumer, spec in consumers.items():
+            generation = spec.get('generation', report.ANY)
+            if generation is report.ANY:
+                generation = self.get_allocations(consumer).generation
+            body[consumer] = {
+                'allocations': {rp: {'resources': amounts}
+                                for rp, amounts in
+                                spec['allocations'].items()},
+                'project_id': spec['project_id'],
+                'user_id': spec['user_id'],
+                'consumer_generation': generation}
+        response = self._request('POST', '/allocations', body,
+                                 expect=(204,), quiet=(400, 409))
+        if response.status_code in (400, 409):
+            raise exception.AllocationConflict(
+                consumers=', '.join(sorted(consumers)),
+                detail=_detail(response),
+                generation=_code(response) == CONCURRENT_UPDATE)
+
+    def delete_allocations(self, consumer):
+        response = self._request('DELETE', '/allocations/%s' % consumer,
+                                 expect=(204,), quiet=(404,))
+        # 404: the consumer held nothing; nothing to report.
+        return response.status_code == 204
+
+    def get_usages(self, provider):
+        return self._request(
+            'GET', '/resource_providers/%s/usages' % provider
+        ).json()['usages']
+
+
+def _errors(response):
+    try:
+        return response.json().get('errors') or []
+    except ValueError:
+        return []
+
+
+def _code(response):
+    errors = _errors(response)
+    return errors[0].get('code') if errors else None
+
+
+def _detail(response):
+    errors = _errors(response)
+    if errors:
+        return errors[0].get('detail') or errors[0].get('title')
+    return response.text[:300]

@@ -1,0 +1,151 @@
+"""In-process reporting: the placement data written through the objects.
+
+For a tracker running beside the database (resobj-sim without a URL,
+tests, or a deployment where the compute service owns placement data).
+Same contract as the HTTP client (resobj.compute.report).
+"""
+
+from resobj.compute import exception
+from resobj.compute import report
+from resobj import exception as resobj_exc
+from resobj import objects
+
+_CAPACITY_ERRORS = (resobj_exc.InvalidAllocationCapacityExceeded,
+                    resobj_exc.InvalidAllocationConstraintsViolated,
+                    resobj_exc.InvalidInventory,
+                    resobj_exc.ResourceProviderNotFound,
+                    resobj_exc.ResourceClassNotFound)
+
+
+class LocalReportClient(report.ReportClient):
+
+    def __init__(self, context):
+        objects.register_all()
+        self.context = context
+
+    def _provider(self, uuid):
+        return objects.ResourceProvider.get_by_uuid(self.context, uuid)
+
+    def ensure_provider(self, uuid, name):
+        try:
+            self._provider(uuid)
+            return
+        except resobj_exc.ResourceProviderNotFound:
+            pass
+        for candidate in (name, '%s-%s' % (name, uuid)):
+            try:
+                objects.ResourceProvider(self.context, uuid=uuid,
+                                         name=candidate[:200]).create()
+                return
+            except resobj_exc.ResourceProviderExists:
+                try:
+                    self._provider(uuid)
+                    return  # created concurrently with our uuid
+                except resobj_exc.ResourceProviderNotFound:
+                    continue  # the name was taken: try the unique one
+
+    def get_inventory(self, provider):
+        rp = self._provider(provider)
+        inventories = objects.InventoryList.get_all_by_resource_provider(
+            self.context, rp)
+        return rp.generation, {
+            inv.resource_class: {key: getattr(inv, key)
+                                 for key in report.INVENTORY_KEYS}
+            for inv in inventories}
+
+    def _put_inventory(self, provider, generation, inventories):
+        rp = self._provider(provider)
+        if rp.generation != generation:
+            raise report.GenerationMoved()
+        new = objects.InventoryList(self.context, objects=[
+            objects.Inventory(self.context, resource_provider_uuid=provider,
+                              resource_class=rc, **values)
+            for rc, values in sorted(inventories.items())])
+        try:
+            rp.set_inventory(new)
+        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
+            raise report.GenerationMoved()
+
+    def get_sharing_providers(self, provider, resource_class):
+        aggregates = self._provider(provider).get_aggregates()
+        if not aggregates:
+            return []
+        found = objects.ResourceProviderList.get_all_by_filters(
+            self.context, {'member_of': [aggregates],
+                           'required_traits': [{report.SHARING_TRAIT}]})
+        out = []
+        for rp in found:
+            if rp.uuid == provider:
+                continue
+            inventories = objects.InventoryList.get_all_by_resource_provider(
+                self.context, rp)
+            if inventories.find(resource_class) is not None:
+                out.append(rp.uuid)
+        return out
+
+    @staticmethod
+    def _group(allocations):
+        out = {}
+        for alloc in allocations:
+            entry = out.get(alloc.consumer_uuid)
+            if entry is None:
+                entry = out[alloc.consumer_uuid] = report.ConsumerAllocations(
+                    {}, alloc.consumer_generation, alloc.project_id,
+                    alloc.user_id)
+            entry.allocations.setdefault(
+                alloc.resource_provider_uuid, {})[alloc.resource_class] = \
+                alloc.used
+        return out
+
+    def get_provider_allocations(self, provider):
+        try:
+            allocations = \
+                objects.AllocationList.get_all_by_resource_provider_uuid(
+                    self.context, provider)
+        except resobj_exc.ResourceProviderNotFound:
+            return {}
+        return self._group(allocations)
+
+    def get_allocations(self, consumer):
+        found = self._group(objects.AllocationList.get_all_by_consumer_id(
+            self.context, consumer))
+        return found.get(consumer, report.ConsumerAllocations())
+
+    def replace_allocations(self, consumers):
+        items, generations, emptied = [], {}, {}
+        for consumer, spec in consumers.items():
+            if spec.get('generation', report.ANY) is not report.ANY:
+                generations[consumer] = spec['generation']
+            if not spec['allocations']:
+                emptied[consumer] = (spec['project_id'], spec['user_id'])
+            for rp, amounts in spec['allocations'].items():
+                for rc, used in amounts.items():
+                    items.append(objects.Allocation(
+                        self.context, resource_provider_uuid=rp,
+                        resource_class=rc, consumer_uuid=consumer,
+                        project_id=spec['project_id'],
+                        user_id=spec['user_id'], used=used))
+        allocations = objects.AllocationList(self.context, objects=items)
+        try:
+            allocations.replace_all(consumer_generations=generations,
+                                    emptied=emptied)
+        except resobj_exc.ConcurrentUpdateDetected as exc:
+            # A consumer generation moved (provider ones are retried by
+            # replace_all itself until they run out).
+            raise exception.AllocationConflict(
+                consumers=', '.join(sorted(consumers)), detail=str(exc),
+                generation=True)
+        except _CAPACITY_ERRORS as exc:
+            raise exception.AllocationConflict(
+                consumers=', '.join(sorted(consumers)), detail=str(exc))
+
+    def delete_allocations(self, consumer):
+        try:
+            objects.AllocationList.delete_all(self.context, consumer)
+        except resobj_exc.ConsumerNotFound:
+            return False
+        return True
+
+    def get_usages(self, provider):
+        return objects.UsageList.get_all_by_resource_provider_uuid(
+            self.context, provider).as_dict()

@@ -1,0 +1,561 @@
+"""ResourceTracker: one compute node's resources, claims and reports.
+
+One tracker per (host, node), each with its own lock: claims and the
+periodic audit of one node are serialised, other nodes run in parallel.
+All state lives in objects (ComputeNode, Instance, Migration, PciDevice)
+and in placement, reached through a reporting client; the tracker never
+touches the database itself.
+
+Writes follow one order so that a concurrent audit elsewhere can never
+undo them: database rows (instance, migration) first, allocations
+second, each allocation write a compare-and-swap on the consumer
+generation read *before* the rows (see update_available_resource).
+"""
+
+import threading
+import time
+
+from oslo_log import log as logging
+
+from resobj.compute import audit
+from resobj.compute import claims
+from resobj.compute import exception
+from resobj.compute import payload as pl
+from resobj.compute import pci
+from resobj.compute import usage
+from resobj.conf import compute as compute_conf
+from resobj import exception as resobj_exc
+from resobj import objects
+
+LOG = logging.getLogger(__name__)
+
+
+class ResourceTracker:
+
+    def __init__(self, host, nodename, driver, client, reserved_vcpus=0,
+                 reserved_memory_mb=0, reserved_disk_mb=0):
+        objects.register_all()
+        self.host = host
+        self.nodename = nodename
+        self.driver = driver
+        self.client = client
+        self.reserved = {'vcpus': reserved_vcpus,
+                         'memory_mb': reserved_memory_mb,
+                         # Configured in MB, held in GB: round up, never
+                         # multiply (nova Newton's MB * 1024 bug).
+                         'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
+        self.lock = threading.RLock()
+        self.node = None
+        self.sharing_provider = None
+        self.pci_devices = []
+        self.usage = usage.NodeUsage()
+        # consumer uuid -> (payload, project_id, user_id)
+        self.tracked = {}
+        self.last_audit_seconds = None
+
+    @classmethod
+    def from_conf(cls, conf, host, nodename, driver, client):
+        """A tracker with the reserved amounts of ``conf``'s [compute]."""
+        return cls(host, nodename, driver, client,
+                   **compute_conf.reserved(conf))
+
+    # Node state.
+
+    @property
+    def provider(self):
+        return self.node.uuid
+
+    def _ensure_node(self, context):
+        resources = self.driver.get_available_resource(self.nodename)
+        if self.node is None:
+            try:
+                self.node = objects.ComputeNode.get_by_host_and_nodename(
+                    context, self.host, self.nodename)
+            except resobj_exc.ComputeNodeNotFound:
+                node = objects.ComputeNode(
+                    context, host=self.host, stats={},
+                    hypervisor_hostname=self.nodename)
+                node.update_from_virt_driver(resources)
+                node.create()
+                self.node = node
+        self.node.update_from_virt_driver(resources)
+        for total in ('vcpus', 'memory_mb', 'local_gb'):
+            wanted = min(self.reserved[total], getattr(self.node, total))
+            if getattr(self.node, total + '_reserved') != wanted:
+                setattr(self.node, total + '_reserved', wanted)
+        self.client.ensure_provider(self.node.uuid, self.nodename)
+        self.pci_devices = pci.sync(
+            context, self.node,
+            list(objects.PciDeviceList.get_by_compute_node(context,
+                                                           self.node.id)),
+            self.driver.get_pci_devices(self.nodename), objects.PciDevice)
+        self.sharing_provider = None
+        if self.driver.uses_shared_storage(self.nodename):
+            found = self.client.get_sharing_providers(self.node.uuid,
+                                                      pl.DISK_GB)
+            if not found:
+                raise exception.SharingProviderNotFound(
+                    node=self.nodename, provider=self.node.uuid)
+            self.sharing_provider = found[0]
+
+    def _ready(self, context):
+        """A claim before the first audit runs that audit first."""
+        if self.node is None:
+            self.update_available_resource(context)
+
+    def _pci_total(self):
+        return sum(1 for d in self.pci_devices
+                   if d.dev_type == pl.PCI_COUNTED_TYPE and
+                   d.status not in ('removed', 'deleted'))
+
+    def inventory(self):
+        return usage.node_inventory(self.node, self._pci_total())
+
+    def _save_node(self):
+        """Save usage into the node, then the provider's inventory.
+
+        ComputeNode.save() writes VCPU, MEMORY_MB and DISK_GB inventory in
+        its own transaction; set_inventory then adds what only the tracker
+        knows (PCI_DEVICE) and, over HTTP, writes the whole inventory
+        with the provider generation. It writes nothing when placement
+        already has it.
+        """
+        usage.apply_to_node(self.node, self.usage.totals(),
+                            len({t[3] for t in self.tracked.values()}))
+        self.node.save()
+        self.client.set_inventory(self.node.uuid, self.inventory())
+
+    def _payload(self, flavor, instance, pci_count):
+        return pl.build(flavor, instance.booted_from_volume, self.provider,
+                        self.sharing_provider, pci_count)
+
+    def _track(self, consumer, payload, instance):
+        self.tracked[consumer] = (payload, instance.project_id,
+                                  instance.user_id, instance.uuid)
+        self.usage.set(consumer, pl.on_provider(payload, self.provider))
+
+    def _untrack(self, consumer):
+        self.tracked.pop(consumer, None)
+        self.usage.remove(consumer)
+
+    def _check(self, consumer, payload, already=None):
+        usage.check(self.nodename, consumer, self.provider,
+                    usage.capacity(self.inventory()), self.usage.totals(),
+                    pl.on_provider(payload, self.provider), already)
+
+    def _placement_shortages(self, consumer, payload, exc):
+        """The error for an allocation placement refused.
+
+        The node's own classes were checked before writing; what placement
+        refuses is then (usually) the shared pool, whose usage is read
+        now to say by how much.
+        """
+        short = []
+        for provider, amounts in payload.items():
+            if provider == self.provider:
+                continue
+            _gen, inventory = self.client.get_inventory(provider)
+            short += usage.shortages(provider, usage.capacity(inventory),
+                                     self.client.get_usages(provider),
+                                     amounts)
+        if short:
+            return exception.ComputeResourcesUnavailable(
+                node=self.nodename, consumer=consumer, shortages=short)
+        return exception.ComputeResourcesUnavailable(
+            node=self.nodename, consumer=consumer,
+            reasons='placement refused the allocation: %s' % exc)
+
+    # Claims.
+
+    def instance_claim(self, context, instance, pci_requests=None):
+        """Reserve ``instance``'s flavor on this node; a Claim.
+
+        Checks everything first (capacity with reserved amounts and
+        allocation ratios, PCI devices) and raises
+        ComputeResourcesUnavailable naming every shortage without
+        changing anything. Then claims PCI devices, writes the
+        allocations, sets the instance's host and node.
+        """
+        with self.lock:
+            self._ready(context)
+            devices = pci.select(self.pci_devices, pci_requests,
+                                 self.nodename, instance.uuid)
+            counted = sum(1 for d in devices
+                          if d.dev_type == pl.PCI_COUNTED_TYPE)
+            payload = self._payload(instance.flavor, instance, counted)
+            self._check(instance.uuid, payload)
+            pci.claim(devices, instance.uuid, self.nodename)
+            try:
+                self.client.put_allocations(
+                    instance.uuid, payload, instance.project_id,
+                    instance.user_id)
+            except exception.AllocationConflict as exc:
+                pci.free(devices, instance.uuid)
+                raise self._placement_shortages(instance.uuid, payload, exc)
+            try:
+                instance.host, instance.node = self.host, self.nodename
+                instance.save()
+            except Exception:
+                with _logged('undo claim of %s' % instance.uuid):
+                    self.client.delete_allocations(instance.uuid)
+                    pci.free(devices, instance.uuid)
+                raise
+            self._track(instance.uuid, payload, instance)
+            self._save_node()
+            return claims.Claim(context, self, instance, payload, devices)
+
+    def abort_instance_claim(self, context, instance):
+        """Give back everything the instance holds here; unset its host."""
+        with self.lock:
+            self._release_instance(instance)
+            instance.host, instance.node = None, None
+            instance.save()
+            self._save_node()
+
+    def remove_instance(self, context, instance):
+        """Free a deleted instance's resources (the instance is kept)."""
+        with self.lock:
+            self._release_instance(instance)
+            self._save_node()
+
+    def _release_instance(self, instance):
+        pci.free([d for d in self.pci_devices
+                  if d.instance_uuid == instance.uuid], instance.uuid)
+        self.client.delete_allocations(instance.uuid)
+        self._untrack(instance.uuid)
+
+    def update_usage(self, context, instance):
+        """Re-report a tracked instance after a change (flavor, state)."""
+        with self.lock:
+            if instance.uuid not in self.tracked:
+                return
+            if instance.vm_state in ('deleted', 'soft-delete'):
+                self._release_instance(instance)
+            else:
+                # An instance still on its source while this node is the
+                # move's destination is charged its new flavor here.
+                arriving = (instance.node != self.nodename and
+                            instance.new_flavor is not None)
+                flavor = (instance.new_flavor if arriving
+                          else instance.flavor)
+                payload = self._payload(flavor, instance,
+                                        self._pci_count(instance.uuid))
+                if payload != self.tracked[instance.uuid][0]:
+                    self.client.put_allocations(
+                        instance.uuid, payload, instance.project_id,
+                        instance.user_id)
+                    self._track(instance.uuid, payload, instance)
+            self._save_node()
+
+    def _pci_count(self, instance_uuid):
+        return pl.pci_count(self.pci_devices, instance_uuid)
+
+    # Move claims (this tracker is the destination).
+
+    def resize_claim(self, context, instance, new_flavor, pci_requests=None,
+                     migration_type=None, migration=None):
+        """Reserve ``new_flavor`` here for a move of ``instance``.
+
+        Creates the Migration (or takes ``migration``, e.g. a live
+        migration's), then moves the instance consumer's allocations
+        here and leaves the old ones to the migration consumer on the
+        source, in one atomic write.
+        """
+        with self.lock:
+            self._ready(context)
+            same_node = (instance.host == self.host and
+                         instance.node == self.nodename)
+            devices = [] if same_node else pci.select(
+                self.pci_devices, pci_requests, self.nodename,
+                instance.uuid)
+            counted = sum(1 for d in devices
+                          if d.dev_type == pl.PCI_COUNTED_TYPE)
+            payload = self._payload(new_flavor, instance, counted)
+            self._check(instance.uuid, payload)
+            current = self.client.get_allocations(instance.uuid)
+            migration = self._start_migration(
+                context, instance, new_flavor, migration_type, migration)
+            pci.claim(devices, instance.uuid, self.nodename)
+            try:
+                self.client.replace_allocations({
+                    instance.uuid: {
+                        'allocations': payload,
+                        'project_id': instance.project_id,
+                        'user_id': instance.user_id,
+                        'generation': current.generation},
+                    migration.uuid: {
+                        'allocations': current.allocations,
+                        'project_id': instance.project_id,
+                        'user_id': instance.user_id, 'generation': None}})
+            except exception.AllocationConflict as exc:
+                with _logged('undo move claim of %s' % instance.uuid):
+                    pci.free(devices, instance.uuid)
+                    self._end_migration(instance, migration, 'error')
+                raise self._placement_shortages(instance.uuid, payload, exc)
+            self._track(instance.uuid, payload, instance)
+            if same_node:
+                old = pl.on_provider(current.allocations, self.provider)
+                self.tracked[migration.uuid] = (
+                    current.allocations, instance.project_id,
+                    instance.user_id, instance.uuid)
+                self.usage.set(migration.uuid, old)
+            self._save_node()
+            return claims.MoveClaim(context, self, instance, payload,
+                                    devices, migration)
+
+    def rebuild_claim(self, context, instance, migration_type='evacuation'):
+        """Reserve the instance's own flavor here (rebuild, evacuation)."""
+        return self.resize_claim(context, instance, instance.flavor,
+                                 migration_type=migration_type)
+
+    def _start_migration(self, context, instance, new_flavor,
+                         migration_type, migration):
+        if migration is None:
+            migration = objects.Migration(
+                context, instance_uuid=instance.uuid,
+                source_compute=instance.host, source_node=instance.node,
+                old_instance_type_id=instance.flavor.id,
+                new_instance_type_id=new_flavor.id)
+            if migration_type:
+                migration.migration_type = migration_type
+        migration.dest_compute = self.host
+        migration.dest_node = self.nodename
+        migration.dest_host = self.host
+        migration.status = 'pre-migrating'
+        if migration.obj_attr_is_set('id'):
+            migration.save()
+        else:
+            migration.create()
+        instance.old_flavor = instance.flavor
+        instance.new_flavor = new_flavor
+        instance.save()
+        return migration
+
+    @staticmethod
+    def _end_migration(instance, migration, status):
+        migration.status = status
+        migration.save()
+        instance.old_flavor = None
+        instance.new_flavor = None
+        instance.save()
+
+    def drop_move_claim(self, context, instance, migration, prefix='new'):
+        """End a move's hold on this node.
+
+        ``prefix='new'`` (this node is the destination: revert, or a
+        failed move): the instance goes back to the source with its old
+        flavor, and the migration consumer's allocations back to the
+        instance consumer. ``prefix='old'`` (this node is the source:
+        confirm): the migration consumer's allocations are deleted.
+        Database rows first, then allocations (see module docstring).
+        """
+        with self.lock:
+            if prefix == 'old':
+                self._confirm(instance, migration)
+            else:
+                self._revert(instance, migration)
+            self._save_node()
+
+    def _confirm(self, instance, migration):
+        if migration.source_compute != migration.dest_compute or \
+                migration.source_node != migration.dest_node:
+            pci.free([d for d in self.pci_devices
+                      if d.instance_uuid == instance.uuid], instance.uuid)
+        self._end_migration(instance, migration, 'confirmed')
+        self.client.delete_allocations(migration.uuid)
+        self._untrack(migration.uuid)
+
+    def _revert(self, instance, migration):
+        held = self.client.get_allocations(migration.uuid)
+        current = self.client.get_allocations(instance.uuid)
+        same_node = (migration.source_compute == migration.dest_compute and
+                     migration.source_node == migration.dest_node)
+        if not same_node:
+            pci.free([d for d in self.pci_devices
+                      if d.instance_uuid == instance.uuid], instance.uuid)
+        instance.host = migration.source_compute
+        instance.node = migration.source_node
+        instance.flavor = instance.old_flavor or instance.flavor
+        self._end_migration(instance, migration, 'reverted')
+        try:
+            self._give_back(instance, migration, held, current)
+        except exception.AllocationConflict as exc:
+            # The rows already say reverted; an audit that raced with
+            # this moved a generation. The audits of both nodes put the
+            # allocations right from those rows.
+            LOG.warning('Revert of %s: allocations left to the next '
+                        'audit (%s)', instance.uuid, exc)
+        self._untrack(migration.uuid)
+        if same_node:
+            self._track(instance.uuid, held.allocations, instance)
+        else:
+            self._untrack(instance.uuid)
+
+    def _give_back(self, instance, migration, held, current):
+        self.client.replace_allocations({
+            instance.uuid: {'allocations': held.allocations,
+                            'project_id': instance.project_id,
+                            'user_id': instance.user_id,
+                            'generation': current.generation},
+            migration.uuid: {'allocations': {},
+                             'project_id': instance.project_id,
+                             'user_id': instance.user_id,
+                             'generation': held.generation}})
+
+    def track_outgoing(self, context, instance, migration):
+        """This node is a move's source: hold the migration consumer.
+
+        The destination's claim moved the instance consumer away and
+        gave its old allocations to the migration consumer; the source
+        follows in memory now rather than at its next audit.
+        """
+        with self.lock:
+            if migration.source_compute == migration.dest_compute and \
+                    migration.source_node == migration.dest_node:
+                return
+            held = self.client.get_allocations(migration.uuid)
+            self._untrack(instance.uuid)
+            self.tracked[migration.uuid] = (
+                held.allocations, instance.project_id, instance.user_id,
+                instance.uuid)
+            self.usage.set(migration.uuid,
+                           pl.on_provider(held.allocations, self.provider))
+
+    def adopt(self, instance):
+        """Start tracking an instance that arrived (finish of a move)."""
+        with self.lock:
+            payload = self._payload(instance.flavor, instance,
+                                    self._pci_count(instance.uuid))
+            self._track(instance.uuid, payload, instance)
+
+    # The periodic audit.
+
+    def update_available_resource(self, context):
+        """Recompute this node's usage and make placement agree.
+
+        1. Refresh the node from the driver, its PCI devices and its
+           sharing provider.
+        2. Read the allocations held on the node's provider (and the
+           shared pool) with their consumer generations -- before the
+           instances, so that a move or delete racing with this audit
+           shows up as a moved generation and is not undone.
+        3. Read the node's instances, in-progress migrations into or out
+           of it and the instances those move (three queries, however
+           many there are), and work out every consumer to track.
+        4. Charge orphans (guests the driver runs that nothing tracks)
+           their memory; save the node and its inventory.
+        5. PUT the allocations of each tracked consumer whose allocation
+           differs; DELETE those of consumers on the node's provider
+           that nothing here tracks. Both compare-and-swap.
+        """
+        started = time.monotonic()
+        with self.lock:
+            self._ensure_node(context)
+            held = dict(self.client.get_provider_allocations(self.provider))
+            shared = (self.client.get_provider_allocations(
+                self.sharing_provider) if self.sharing_provider else {})
+            instances = objects.InstanceList.get_by_host_and_node(
+                context, self.host, self.nodename)
+            migration_list = objects.MigrationList
+            migrations = migration_list.get_in_progress_by_host_and_node(
+                context, self.host, self.nodename)
+            here = {i.uuid for i in instances}
+            away = {m.instance_uuid for m in migrations} - here
+            moved = {i.uuid: i for i in objects.InstanceList.get_by_uuids(
+                context, away)} if away else {}
+            wanted = {}
+            for item in audit.tracked_consumers(
+                    self.host, self.nodename, instances, migrations, moved):
+                count = (self._pci_count(item.instance.uuid)
+                         if item.kind == 'instance' or
+                         item.migration is None or
+                         item.migration.source_compute !=
+                         item.migration.dest_compute else 0)
+                wanted[item.consumer] = (
+                    self._payload(item.flavor, item.instance, count),
+                    item.instance.project_id, item.instance.user_id,
+                    item.instance.uuid)
+            self.tracked = {}
+            self.usage.reset()
+            for consumer, entry in wanted.items():
+                self.tracked[consumer] = entry
+                self.usage.set(consumer,
+                               pl.on_provider(entry[0], self.provider))
+            running = self.driver.get_per_instance_usage()
+            self.usage.orphan_memory_mb = sum(
+                u.get('memory_mb', 0) for uuid, u in running.items()
+                if uuid not in {e[3] for e in wanted.values()})
+            self._save_node()
+            self._reconcile(held, shared, wanted)
+        self.last_audit_seconds = time.monotonic() - started
+        return self.last_audit_seconds
+
+    def _current(self, consumer, held, shared):
+        current = {}
+        generation = None
+        for source in (held, shared):
+            entry = source.get(consumer)
+            if entry is not None:
+                current.update(entry.allocations)
+                generation = entry.generation
+        return current, generation
+
+    def _reconcile(self, held, shared, wanted):
+        for consumer, (payload, project, user, _iuuid) in sorted(
+                wanted.items()):
+            current, generation = self._current(consumer, held, shared)
+            if current == payload:
+                continue
+            LOG.info('Correcting allocations of %s on %s: %s -> %s',
+                     consumer, self.nodename, current, payload)
+            self._write(consumer, payload, project, user, generation)
+        for consumer in sorted(set(held) - set(wanted)):
+            entry = held[consumer]
+            project, user = entry.project_id, entry.user_id
+            if project is None:
+                # A provider's allocation listing does not name owners
+                # over HTTP; the write must restate them. The generation
+                # stays the one read before the instances.
+                owner = self.client.get_allocations(consumer)
+                project, user = owner.project_id, owner.user_id
+            if project is None:
+                continue  # gone meanwhile
+            LOG.info('Deleting stale allocations of %s on %s', consumer,
+                     self.nodename)
+            self._write(consumer, {}, project, user, entry.generation)
+
+    def _write(self, consumer, payload, project, user, generation):
+        try:
+            self.client.put_allocations(consumer, payload, project, user,
+                                        generation=generation)
+        except exception.AllocationConflict as exc:
+            # Changed under us (a move, a delete) or does not fit: the
+            # next audit sees the new state and tries again.
+            LOG.warning('Allocations of %s not corrected on %s: %s',
+                        consumer, self.nodename, exc)
+
+    def accounting(self):
+        """{provider uuid: {class: amount}} this tracker says is held."""
+        out = {}
+        with self.lock:
+            for payload, *_ in self.tracked.values():
+                for provider, amounts in payload.items():
+                    totals = out.setdefault(provider, {})
+                    for rc, amount in amounts.items():
+                        totals[rc] = totals.get(rc, 0) + amount
+        return out
+
+
+class _logged:
+    """Run cleanup steps, logging (not raising) their failure."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if exc_type is not None:
+            LOG.exception('Failed to %s', self.what)
+        return True
