@@ -69,8 +69,12 @@ class ServerFixture(fixtures.Fixture):
         self.output.seek(0)
         return self.output.read().decode('utf-8', 'replace')
 
-    def stop(self, timeout=30):
-        """SIGTERM, then wait; returns the exit status (killed: None)."""
+    def stop(self, timeout=90):
+        """SIGTERM, then wait; returns the exit status (killed: None).
+
+        Idle it stops in about 2 s; the long timeout is for loaded CI
+        machines, where workers were seen taking over 30 s to exit.
+        """
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
