@@ -185,6 +185,7 @@ def _on_engine_create(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
     if engine.url.database in (None, '', ':memory:'):
         return
+    _pool_sqlite_connections(engine)
     # WAL lets readers run while one writer commits; the setting is stored
     # in the database file, so setting it once per engine is enough. It
     # cannot change inside a transaction, and oslo.db's SQLite events begin
@@ -194,6 +195,27 @@ def _on_engine_create(engine):
         raw.cursor().execute('PRAGMA journal_mode=WAL')
     finally:
         raw.close()
+
+
+def _pool_sqlite_connections(engine):
+    """Keep SQLite file connections open between transactions.
+
+    oslo.db gives file databases a NullPool: every transaction opened a
+    new connection, ran the connect-time PRAGMAs and event set-up, and
+    closed it again -- about a third of a small request's time. A queue
+    pool keeps them. SQLite connections may pass between threads one at
+    a time (SQLAlchemy's pysqlite dialect turns check_same_thread off for
+    file databases), and the old pool's dispatch carries oslo.db's and
+    resobj's connect events over to the new pool.
+    """
+    old = engine.pool
+    if not isinstance(old, sa.pool.NullPool):
+        return
+    engine.pool = sa.pool.QueuePool(
+        old._creator, pool_size=5, max_overflow=10, timeout=30,
+        recycle=old._recycle, reset_on_return=old._reset_on_return,
+        dialect=old._dialect, pre_ping=old._pre_ping,
+        _dispatch=old.dispatch)
 
 
 def retrying_writer(*retry_on, connection=False):
@@ -278,6 +300,10 @@ def configure(conf):
         settings['slave_connection'] = replica.render_as_string(
             hide_password=False)
     settings['sqlite_fk'] = True
+    # oslo.db sleeps (time.sleep(0)) at every connection check-in so that
+    # eventlet green threads get a turn; resobj runs on real threads,
+    # where that sleep only hands the CPU away, on every transaction.
+    settings['thread_checkin'] = False
     try:
         _context_manager.configure(**settings)
     except enginefacade.AlreadyStartedError:

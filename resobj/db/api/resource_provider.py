@@ -10,6 +10,8 @@ Concurrency: every change that callers order by generation ends with
 so a change made from a stale generation rolls back entirely.
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
@@ -55,8 +57,15 @@ def _provider_select():
         .outerjoin(parent, parent.c.id == _RP.c.parent_provider_id))
 
 
-def _get_one(context, key, *criteria):
-    row = utils.fetch_one(context, _provider_select().where(*criteria))
+@functools.cache
+def _by(column):
+    # One provider by id or uuid is read on nearly every request; the
+    # statement is built once and only its parameter changes.
+    return _provider_select().where(_RP.c[column] == sa.bindparam('key'))
+
+
+def _get_one(context, key, column, value):
+    row = utils.fetch_one(context, _by(column), {'key': value})
     if row is None:
         raise exception.ResourceProviderNotFound(key=key)
     return row
@@ -64,12 +73,12 @@ def _get_one(context, key, *criteria):
 
 @facade.reader
 def get(context, provider_id):
-    return _get_one(context, 'id=%s' % provider_id, _RP.c.id == provider_id)
+    return _get_one(context, 'id=%s' % provider_id, 'id', provider_id)
 
 
 @facade.reader
 def get_by_uuid(context, uuid):
-    return _get_one(context, uuid, _RP.c.uuid == uuid)
+    return _get_one(context, uuid, 'uuid', uuid)
 
 
 @facade.writer

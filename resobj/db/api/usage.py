@@ -15,6 +15,8 @@ own figures is the hypervisor-statistics bug the allocations spec cites
 
 import collections
 
+import functools
+
 import sqlalchemy as sa
 
 from resobj.db import facade
@@ -46,6 +48,34 @@ UNKNOWN_TYPE = 'unknown'
 ALL_TYPES = 'all'
 
 
+@functools.cache
+def _provider_usage_stmt():
+    # Built once: constructing the subqueries cost more than running the
+    # query (a provider's usages are read on every claim and report).
+    uuid = sa.bindparam('uuid')
+    usage = (
+        sa.select(_ALLOC.c.resource_class_id,
+                  sa.func.sum(_ALLOC.c.used).label('used'))
+        .select_from(_ALLOC.join(
+            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
+        .where(_RP.c.uuid == uuid)
+        .group_by(_ALLOC.c.resource_class_id).subquery())
+    inventories = (
+        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _RC.c.name)
+        .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
+        .subquery())
+    return (
+        sa.select(inventories.c.name, sa.func.coalesce(usage.c.used, 0))
+        .select_from(
+            _RP.outerjoin(inventories,
+                          inventories.c.resource_provider_id == _RP.c.id)
+            .outerjoin(usage, usage.c.resource_class_id ==
+                       inventories.c.resource_class_id))
+        .where(_RP.c.uuid == uuid)
+        .order_by(inventories.c.name))
+
+
 @facade.reader
 def get_all_by_provider_uuid(context, provider_uuid):
     """Usage of every class the provider has inventory of, 0 if unused.
@@ -57,27 +87,8 @@ def get_all_by_provider_uuid(context, provider_uuid):
     provider without inventory still returns one row (with no class),
     which tells it apart from a missing provider.
     """
-    usage = (
-        sa.select(_ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .select_from(_ALLOC.join(
-            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-        .where(_RP.c.uuid == provider_uuid)
-        .group_by(_ALLOC.c.resource_class_id).subquery())
-    inventories = (
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                  _RC.c.name)
-        .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
-        .subquery())
     rows = context.session.execute(
-        sa.select(inventories.c.name, sa.func.coalesce(usage.c.used, 0))
-        .select_from(
-            _RP.outerjoin(inventories,
-                          inventories.c.resource_provider_id == _RP.c.id)
-            .outerjoin(usage, usage.c.resource_class_id ==
-                       inventories.c.resource_class_id))
-        .where(_RP.c.uuid == provider_uuid)
-        .order_by(inventories.c.name)).all()
+        _provider_usage_stmt(), {'uuid': provider_uuid}).all()
     if not rows:
         raise exception.ResourceProviderNotFound(key=provider_uuid)
     return [{'resource_class': name, 'usage': int(used)}

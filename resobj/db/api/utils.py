@@ -25,9 +25,9 @@ def filter_deleted(context, table, stmt):
     return stmt
 
 
-def fetch_one(context, stmt):
+def fetch_one(context, stmt, params=None):
     """The first row of ``stmt`` as a plain dict, or None."""
-    row = context.session.execute(stmt).mappings().first()
+    row = context.session.execute(stmt, params).mappings().first()
     return dict(row) if row is not None else None
 
 

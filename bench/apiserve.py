@@ -1,0 +1,241 @@
+"""Start and stop the two services bench/api.py compares.
+
+Both run under the same gunicorn command line (version, worker count,
+worker class, bind address, timeouts); only the WSGI application, its
+configuration file and the Python environment differ. The reference
+(openstack-placement) lives in its own virtualenv in a cache directory,
+installed at run time: nothing of it is kept in this repository.
+"""
+
+import contextlib
+import importlib.metadata
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import psutil
+import requests
+
+REFERENCE_PACKAGE = 'openstack-placement==16.0.0'
+PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres'
+PG_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/%s'
+
+
+def gunicorn_version():
+    try:
+        return importlib.metadata.version('gunicorn')
+    except importlib.metadata.PackageNotFoundError:
+        sys.exit('gunicorn is not installed in this environment: '
+                 'pip install gunicorn')
+
+
+def ensure_reference_venv(path, log):
+    """Create (once) the reference's virtualenv; return its python.
+
+    gunicorn is pinned to the version this environment runs resobj with,
+    so both services are served by the same server code.
+    """
+    python = os.path.join(path, 'bin', 'python')
+    wanted = ['gunicorn==%s' % gunicorn_version(), REFERENCE_PACKAGE,
+              'psycopg2-binary']
+    marker = os.path.join(path, 'resobj-bench-requirements.txt')
+    if os.path.exists(marker):
+        with open(marker) as f:
+            if f.read().split() == wanted:
+                return python
+    log('creating the reference virtualenv in %s (%s)'
+        % (path, ', '.join(wanted)))
+    subprocess.run([sys.executable, '-m', 'venv', path], check=True)
+    pip = subprocess.run([python, '-m', 'pip', 'install', '-q'] + wanted,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    if pip.returncode:
+        sys.exit('pip install failed in %s:\n%s' % (path, pip.stdout))
+    with open(marker, 'w') as f:
+        f.write('\n'.join(wanted) + '\n')
+    return python
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def fresh_database(backend, name, workdir):
+    """Return the SQLAlchemy URL of an empty database called name."""
+    if backend == 'sqlite':
+        path = os.path.join(workdir, name + '.sqlite')
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return 'sqlite:///' + path
+    import psycopg2
+    conn = psycopg2.connect(PG_ADMIN_URL)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)' % name)
+        cur.execute('CREATE DATABASE %s' % name)
+    conn.close()
+    return PG_URL % name
+
+
+def drop_database(backend, url):
+    if backend != 'postgresql':
+        return
+    import psycopg2
+    conn = psycopg2.connect(PG_ADMIN_URL)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)'
+                    % url.rsplit('/', 1)[1])
+    conn.close()
+
+
+class Service(object):
+    """One service: its config, schema sync and gunicorn process."""
+
+    def __init__(self, name, python, app, env, workdir, db_url):
+        self.name = name
+        self.db_url = db_url
+        self.db_name = (db_url.rsplit('/', 1)[1]
+                        if db_url.startswith('postgresql') else None)
+        self.python = python
+        self.app = app
+        self.env = env
+        self.workdir = workdir
+        self.proc = None
+        self.log_path = os.path.join(workdir, name + '-server.log')
+
+    def start(self, port, workers, worker_class, threads):
+        cmd = [self.python, '-m', 'gunicorn',
+               '--bind', '127.0.0.1:%d' % port,
+               '--workers', str(workers),
+               '--worker-class', worker_class,
+               '--threads', str(threads),
+               # The slowest reference request (every candidate over
+               # 1,000 providers) must not be killed as a hung worker.
+               '--timeout', '600',
+               '--keep-alive', '30',
+               '--no-control-socket',
+               self.app]
+        env = dict(os.environ, **self.env)
+        self.log = open(self.log_path, 'w')
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log,
+                                     stderr=subprocess.STDOUT,
+                                     cwd=self.workdir)
+        self.url = 'http://127.0.0.1:%d' % port
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError('%s exited at start (rc %s); log: %s\n%s'
+                                   % (self.name, self.proc.returncode,
+                                      self.log_path, self.log_tail()))
+            try:
+                if requests.get(self.url + '/', timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.2)
+        else:
+            self.stop()
+            raise RuntimeError('%s did not answer GET / in 120 s; log: %s'
+                               % (self.name, self.log_path))
+        self.command = ' '.join(cmd)
+
+    def log_tail(self, lines=30):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return ''.join(f.readlines()[-lines:])
+
+    def pids(self):
+        master = psutil.Process(self.proc.pid)
+        return [master] + master.children(recursive=True)
+
+    def db_pids(self):
+        """PostgreSQL backends serving this service's database.
+
+        Their CPU is the database's share of each request; with SQLite
+        that work happens inside the workers and is counted there.
+        """
+        if not self.db_name:
+            return []
+        import psycopg2
+        conn = psycopg2.connect(PG_ADMIN_URL)
+        try:
+            with conn.cursor() as cur:
+                cur.execute('SELECT pid FROM pg_stat_activity '
+                            'WHERE datname = %s', (self.db_name,))
+                pids = [row[0] for row in cur.fetchall()]
+        finally:
+            conn.close()
+        procs = []
+        for pid in pids:
+            with contextlib.suppress(psutil.Error):
+                procs.append(psutil.Process(pid))
+        return procs
+
+    def cpu_snapshot(self):
+        """{pid: user + system seconds} of the server and its database.
+
+        Diffed per pid, so a process started during a phase counts from
+        zero and one that ended during it is lost (neither happens with
+        gunicorn's long-lived workers and oslo.db's connection pool).
+        """
+        snap = {}
+        for kind, procs in (('app', self.pids()), ('db', self.db_pids())):
+            for proc in procs:
+                with contextlib.suppress(psutil.Error):
+                    times = proc.cpu_times()
+                    snap[kind, proc.pid] = times.user + times.system
+        return snap
+
+    def cpu_since(self, before):
+        """(server seconds, database seconds) used since a snapshot."""
+        used = {'app': 0.0, 'db': 0.0}
+        for key, value in self.cpu_snapshot().items():
+            used[key[0]] += value - before.get(key, 0.0)
+        return used['app'], used['db']
+
+    def stop(self):
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+        self.log.close()
+
+
+def reference_service(python, db_url, workdir):
+    confdir = os.path.join(workdir, 'placement-etc')
+    os.makedirs(confdir, exist_ok=True)
+    conf = os.path.join(confdir, 'placement.conf')
+    with open(conf, 'w') as f:
+        f.write('[api]\nauth_strategy = noauth2\n\n'
+                '[placement_database]\nconnection = %s\n' % db_url)
+    bindir = os.path.dirname(python)
+    subprocess.run([os.path.join(bindir, 'placement-manage'),
+                    '--config-file', conf, 'db', 'sync'],
+                   check=True, stdout=subprocess.DEVNULL)
+    # placement.wsgi reads $OS_PLACEMENT_CONFIG_DIR/placement.conf
+    # (placement/wsgi/__init__.py:_get_config_files in 16.0.0).
+    return Service('reference', python, 'placement.wsgi.api:application',
+                   {'OS_PLACEMENT_CONFIG_DIR': confdir}, workdir, db_url)
+
+
+def resobj_service(db_url, workdir):
+    conf = os.path.join(workdir, 'resobj.conf')
+    with open(conf, 'w') as f:
+        f.write('[api]\nauth_strategy = noauth2\n\n'
+                '[database]\nconnection = %s\n' % db_url)
+    bindir = os.path.dirname(sys.executable)
+    subprocess.run([os.path.join(bindir, 'resobj-manage'),
+                    '--config-file', conf, 'db', 'sync'],
+                   check=True, stdout=subprocess.DEVNULL)
+    return Service('resobj', sys.executable, 'resobj.api.wsgi:application',
+                   {'RESOBJ_CONFIG_FILE': conf}, workdir, db_url)
