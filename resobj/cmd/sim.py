@@ -20,6 +20,7 @@ Placement is reached:
 """
 
 import argparse
+import collections
 import logging as std_logging
 import os
 import socket
@@ -35,6 +36,7 @@ import requests
 from resobj.cmd import sim_workload
 from resobj.compute import fake_driver
 from resobj.compute import manager as compute_manager
+from resobj.compute import report
 from resobj.compute import report_http
 from resobj.compute import report_local
 from resobj.compute import tracker as rt
@@ -42,7 +44,6 @@ from resobj import conf as resobj_conf
 from resobj import context as resobj_context
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import trait as trait_db
-from resobj.db.api import usage as usage_db
 from resobj.db import facade
 from resobj.db import migration as db_migration
 from resobj import objects
@@ -131,6 +132,9 @@ def _configure(database):
     return conf, ctx
 
 
+Pool = collections.namedtuple('Pool', 'uuid name')
+
+
 def _setup_cloud(conf, ctx, client, nodes, shared_every):
     """Services, a shared pool, flavors and one tracker per node."""
     flavors = []
@@ -142,14 +146,18 @@ def _setup_cloud(conf, ctx, client, nodes, shared_every):
         flavors.append(flavor)
     pool = aggregate = None
     if shared_every and nodes >= shared_every:
-        pool = objects.ResourceProvider(ctx, name='sim-ceph-pool')
-        pool.create()
+        # Every provider-side thing goes through the reporting client:
+        # with --url, placement lives in another service and database
+        # than the objects.
+        pool = Pool(uuidutils.generate_uuid(), 'sim-ceph-pool')
+        client.ensure_provider(pool.uuid, pool.name)
         size = 2000 * (nodes // shared_every)
-        pool.add_inventory(objects.Inventory(
-            resource_class='DISK_GB', total=size, max_unit=size))
-        pool.set_traits(['MISC_SHARES_VIA_AGGREGATE'])
+        client.set_inventory(pool.uuid, {'DISK_GB': {
+            'total': size, 'reserved': 0, 'min_unit': 1, 'max_unit': size,
+            'step_size': 1, 'allocation_ratio': 1.0}})
+        client.set_traits(pool.uuid, [report.SHARING_TRAIT])
         aggregate = uuidutils.generate_uuid()
-        pool.set_aggregates([aggregate])
+        client.set_aggregates(pool.uuid, [aggregate])
     trackers = {}
     for i in range(nodes):
         host = 'sim-host-%02d' % i
@@ -157,9 +165,10 @@ def _setup_cloud(conf, ctx, client, nodes, shared_every):
         shared = pool is not None and i % shared_every == shared_every - 1
         uuid = uuidutils.generate_uuid()
         if shared:
-            provider = objects.ResourceProvider(ctx, uuid=uuid, name=host)
-            provider.create()
-            provider.set_aggregates([aggregate])
+            # In the pool's aggregate before the tracker first looks for
+            # its sharing provider.
+            client.ensure_provider(uuid, host)
+            client.set_aggregates(uuid, [aggregate])
         pci = [{'address': '0000:81:00.%d' % d, 'vendor_id': '8086',
                 'product_id': '1520'} for d in range(2)] if i % 2 else []
         driver = fake_driver.FakeDriver(
@@ -266,23 +275,34 @@ def main(argv=None):
         sys.stderr.write('\n')
         final_audits = _settle(ctx, manager, registry)
         rows = _check(client, trackers, pool)
-        report = usage_db.capacity_report(ctx)
     finally:
         if api is not None:
             api.terminate()
             api.wait(timeout=30)
         tmpdir.cleanup()
-    return _summary(args, stats, elapsed, final_audits, rows, report)
+    return _summary(args, stats, elapsed, final_audits, rows)
 
 
-def _summary(args, stats, elapsed, final_audits, rows, report):
+def _totals(rows):
+    """{class: (capacity, used)} over the rows, as placement reported.
+
+    Each provider appears once in the rows, so a shared pool counts
+    once however many nodes draw from it.
+    """
+    totals = {}
+    for _name, rc, used, _mine, capacity, _ok in rows:
+        cap, total_used = totals.get(rc, (0, 0))
+        totals[rc] = (cap + capacity, total_used + used)
+    return totals
+
+
+def _summary(args, stats, elapsed, final_audits, rows):
     print(_table(rows))
     print()
-    print('Cloud totals (capacity report, a shared pool counted once):')
-    for total in report['totals']:
+    print('Cloud totals (from placement, a shared pool counted once):')
+    for rc, (capacity, used) in sorted(_totals(rows).items()):
         print('  %-10s capacity %8d  used %8d  free %8d' % (
-            total['resource_class'], total['capacity'], total['used'],
-            total['free']))
+            rc, capacity, used, capacity - used))
     audits = stats.audits + final_audits
     kinds = sorted({k for k, _o in stats.by_kind})
     print()

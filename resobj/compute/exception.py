@@ -67,7 +67,12 @@ class AllocationConflict(exception.Conflict):
         super().__init__(message, **kwargs)
 
 
-class InventoryConflict(exception.Conflict):
+class ProviderConflict(exception.Conflict):
+    msg_fmt = ('%(what)s of provider %(provider)s not written after '
+               '%(attempts)d generation conflicts')
+
+
+class InventoryConflict(ProviderConflict):
     msg_fmt = ('Inventory of provider %(provider)s not written after '
                '%(attempts)d generation conflicts')
 

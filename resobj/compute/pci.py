@@ -2,16 +2,19 @@
 
 A request is ``{'count': n, 'vendor_id': v, 'product_id': p}`` (vendor
 and product optional, matching any). Devices move available -> claimed
--> allocated in memory and are saved with PciDevice.save(), whose status
-compare-and-swap makes a device taken by another writer since it was
-read fail the save; a claim of several devices then frees the ones it
-already saved, so it takes all of them or none.
+-> allocated through PciDeviceList's claim_for_instance,
+allocate_for_instance and free_for_instance: each moves all the devices
+in one transaction that compares and swaps every device's status, so a
+claim of several devices that loses a race to another writer takes none
+of them, and no reader sees part of it. The tracker's own device objects
+are then refreshed from what was stored.
 """
 
 from oslo_log import log as logging
 
 from resobj.compute import exception
 from resobj import exception as resobj_exc
+from resobj import objects
 
 LOG = logging.getLogger(__name__)
 
@@ -53,31 +56,69 @@ def select(devices, requests, node, consumer):
     return chosen
 
 
+_REFUSED = (resobj_exc.PciDeviceStatusChanged,
+            resobj_exc.PciDeviceInvalidStatus,
+            resobj_exc.PciDeviceInvalidOwner,
+            resobj_exc.PciDeviceNotFound)
+
+
+def _refresh(devices, stored):
+    by_id = {d.id: d for d in stored}
+    for device in devices:
+        device.refresh_from(by_id[device.id])
+
+
 def claim(devices, instance_uuid, node):
     """Claim and allocate ``devices`` for the instance; all or none."""
-    done = []
+    devices = list(devices)
+    if not devices:
+        return devices
+    context = devices[0].obj_context
+    ids = [d.id for d in devices]
     try:
-        for device in devices:
-            device.claim(instance_uuid)
-            device.allocate(instance_uuid)
-            device.save()
-            done.append(device)
-    except (resobj_exc.PciDeviceStatusChanged,
-            resobj_exc.PciDeviceInvalidStatus) as exc:
-        free(done, instance_uuid)
+        objects.PciDeviceList.claim_for_instance(context, ids, instance_uuid)
+    except _REFUSED as exc:
         raise exception.PciDeviceRequestFailed(
             node=node, consumer=instance_uuid,
             reasons='device taken concurrently (%s)' % exc)
-    return done
+    try:
+        stored = objects.PciDeviceList.allocate_for_instance(
+            context, ids, instance_uuid)
+    except _REFUSED as exc:
+        # Ours since the claim; only a foreign free could move them.
+        with _logged_errors('undo PCI claim of %s' % instance_uuid):
+            objects.PciDeviceList.free_for_instance(context, ids,
+                                                    instance_uuid)
+        raise exception.PciDeviceRequestFailed(
+            node=node, consumer=instance_uuid,
+            reasons='device freed concurrently (%s)' % exc)
+    _refresh(devices, stored)
+    return devices
 
 
 def free(devices, instance_uuid):
-    """Make the instance's devices available again and save them."""
-    for device in devices:
-        if device.instance_uuid != instance_uuid:
-            continue
-        device.free(instance_uuid)
-        device.save()
+    """Make the instance's devices available again, all in one write."""
+    mine = [d for d in devices if d.instance_uuid == instance_uuid]
+    if not mine:
+        return
+    stored = objects.PciDeviceList.free_for_instance(
+        mine[0].obj_context, [d.id for d in mine], instance_uuid)
+    _refresh(mine, stored)
+
+
+class _logged_errors:
+    """Log and swallow an error of a clean-up step (the first error wins)."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None:
+            LOG.exception('Failed to %s', self.what)
+        return True
 
 
 def sync(context, node, devices, reported, pci_device_cls):

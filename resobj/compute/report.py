@@ -16,6 +16,7 @@ exist"), or ``ANY`` to let the client read the current one first.
 """
 
 import abc
+import operator
 
 from resobj.compute import exception
 
@@ -86,17 +87,61 @@ class ReportClient(metaclass=abc.ABCMeta):
         race on the provider generation is re-read and retried. Returns
         whether anything was written.
         """
+        return self._set_with_generation(
+            provider, self.get_inventory, self._put_inventory, inventories,
+            same_inventory, exception.InventoryConflict)
+
+    @abc.abstractmethod
+    def get_aggregates(self, provider):
+        """(generation, set of aggregate uuids) of ``provider``."""
+
+    @abc.abstractmethod
+    def _put_aggregates(self, provider, generation, aggregates):
+        """Replace the aggregates; GenerationMoved if generation is stale."""
+
+    def set_aggregates(self, provider, aggregates):
+        """Make ``aggregates`` (uuids) all of ``provider``'s aggregates.
+
+        As set_inventory: read first, write only a change, retry a lost
+        generation race. Returns whether anything was written.
+        """
+        return self._set_with_generation(
+            provider, self.get_aggregates, self._put_aggregates,
+            set(aggregates), operator.eq, exception.ProviderConflict,
+            what='Aggregates')
+
+    @abc.abstractmethod
+    def get_traits(self, provider):
+        """(generation, set of trait names) of ``provider``."""
+
+    @abc.abstractmethod
+    def _put_traits(self, provider, generation, traits):
+        """Replace the traits; GenerationMoved if generation is stale."""
+
+    def set_traits(self, provider, traits):
+        """Make ``traits`` (names) all of ``provider``'s traits.
+
+        As set_inventory. Returns whether anything was written.
+        """
+        return self._set_with_generation(
+            provider, self.get_traits, self._put_traits, set(traits),
+            operator.eq, exception.ProviderConflict, what='Traits')
+
+    @staticmethod
+    def _set_with_generation(provider, read, write, wanted, same, error,
+                             **error_kw):
+        """Read, compare, write with the generation read; retry a race."""
         for _attempt in range(GENERATION_RETRIES):
-            generation, current = self.get_inventory(provider)
-            if same_inventory(current, inventories):
+            generation, current = read(provider)
+            if same(current, wanted):
                 return False
             try:
-                self._put_inventory(provider, generation, inventories)
+                write(provider, generation, wanted)
                 return True
             except GenerationMoved:
                 continue
-        raise exception.InventoryConflict(provider=provider,
-                                          attempts=GENERATION_RETRIES)
+        raise error(provider=provider, attempts=GENERATION_RETRIES,
+                    **error_kw)
 
     @abc.abstractmethod
     def get_sharing_providers(self, provider, resource_class):

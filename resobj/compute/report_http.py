@@ -124,22 +124,43 @@ class HTTPReportClient(report.ReportClient):
         return body['resource_provider_generation'], body['inventories']
 
     def _put_inventory(self, provider, generation, inventories):
-        response = self._request(
-            'PUT', '/resource_providers/%s/inventories' % provider,
-            {'resource_provider_generation': generation,
-             'inventories': inventories}, quiet=(409,))
+        self._put_with_generation(provider, 'inventories', {
+            'resource_provider_generation': generation,
+            'inventories': inventories})
+
+    def _put_with_generation(self, provider, what, body):
+        """PUT .../``what`` with a generation; GenerationMoved on a race."""
+        path = '/resource_providers/%s/%s' % (provider, what)
+        response = self._request('PUT', path, body, quiet=(409,))
         if response.status_code == 409:
             if _code(response) == CONCURRENT_UPDATE:
                 raise report.GenerationMoved()
             raise exception.PlacementError(
-                method='PUT', url=self.url + '/resource_providers/%s/'
-                'inventories' % provider, status=409,
+                method='PUT', url=self.url + path, status=409,
                 detail=_detail(response))
 
+    def get_aggregates(self, provider):
+        body = self._request(
+            'GET', '/resource_providers/%s/aggregates' % provider).json()
+        return body['resource_provider_generation'], set(body['aggregates'])
+
+    def _put_aggregates(self, provider, generation, aggregates):
+        self._put_with_generation(provider, 'aggregates', {
+            'resource_provider_generation': generation,
+            'aggregates': sorted(aggregates)})
+
+    def get_traits(self, provider):
+        body = self._request(
+            'GET', '/resource_providers/%s/traits' % provider).json()
+        return body['resource_provider_generation'], set(body['traits'])
+
+    def _put_traits(self, provider, generation, traits):
+        self._put_with_generation(provider, 'traits', {
+            'resource_provider_generation': generation,
+            'traits': sorted(traits)})
+
     def get_sharing_providers(self, provider, resource_class):
-        aggregates = self._request(
-            'GET', '/resource_providers/%s/aggregates' % provider
-        ).json()['aggregates']
+        _gen, aggregates = self.get_aggregates(provider)
         if not aggregates:
             return []
         found = self._request(

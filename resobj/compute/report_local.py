@@ -54,9 +54,7 @@ class LocalReportClient(report.ReportClient):
             for inv in inventories}
 
     def _put_inventory(self, provider, generation, inventories):
-        rp = self._provider(provider)
-        if rp.generation != generation:
-            raise report.GenerationMoved()
+        rp = self._fresh(provider, generation)
         new = objects.InventoryList(self.context, objects=[
             objects.Inventory(self.context, resource_provider_uuid=provider,
                               resource_class=rc, **values)
@@ -65,6 +63,39 @@ class LocalReportClient(report.ReportClient):
             rp.set_inventory(new)
         except resobj_exc.ResourceProviderConcurrentUpdateDetected:
             raise report.GenerationMoved()
+
+    def get_aggregates(self, provider):
+        rp = self._provider(provider)
+        return rp.generation, set(rp.get_aggregates())
+
+    def _put_aggregates(self, provider, generation, aggregates):
+        rp = self._fresh(provider, generation)
+        try:
+            rp.set_aggregates(sorted(aggregates), increment_generation=True)
+        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
+            raise report.GenerationMoved()
+
+    def get_traits(self, provider):
+        rp = self._provider(provider)
+        return rp.generation, set(rp.get_traits())
+
+    def _put_traits(self, provider, generation, traits):
+        rp = self._fresh(provider, generation)
+        try:
+            rp.set_traits(sorted(traits))
+        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
+            raise report.GenerationMoved()
+
+    def _fresh(self, provider, generation):
+        """The provider, if its generation is still ``generation``.
+
+        The write that follows compares against the same generation in
+        the database, so a change after this read is caught there.
+        """
+        rp = self._provider(provider)
+        if rp.generation != generation:
+            raise report.GenerationMoved()
+        return rp
 
     def get_sharing_providers(self, provider, resource_class):
         aggregates = self._provider(provider).get_aggregates()

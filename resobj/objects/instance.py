@@ -90,7 +90,8 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
     # Version 1.2: adds pci_devices (lazy-loaded)
     # Version 1.3: adds booted_from_volume; older versions get root_gb=0
     #              for an instance booted from a volume, their convention
-    VERSION = '1.3'
+    # Version 1.4: PciDeviceList 1.4
+    VERSION = '1.4'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -110,6 +111,11 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         'new_flavor': fields.ObjectField('Flavor', nullable=True),
         'pci_devices': fields.ObjectField('PciDeviceList', nullable=True),
         'booted_from_volume': fields.BooleanField(default=False),
+    }
+
+    # The PciDeviceList version each Instance version carries.
+    obj_relationships = {
+        'pci_devices': [('1.2', '1.3'), ('1.4', '1.4')],
     }
 
     ADDED_IN = {
@@ -211,7 +217,8 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.2: Instance 1.2
     # Version 1.3: Instance 1.3
     # Version 1.4: adds get_by_uuids()
-    VERSION = '1.4'
+    # Version 1.5: Instance 1.4
+    VERSION = '1.5'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
@@ -219,7 +226,7 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.3')],
+                    ('1.3', '1.3'), ('1.4', '1.3'), ('1.5', '1.4')],
     }
 
     @classmethod

@@ -135,6 +135,23 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
         setattr(self, attrname, value)
         self.obj_reset_changes([attrname])
 
+    def refresh_from(self, other):
+        """Take the stored state of ``other``, a fresher read of this device.
+
+        For a holder of this object after a list-level transition
+        (PciDeviceList.claim_for_instance and friends): its copy now
+        matches the database, with nothing left to save.
+        """
+        if other.id != self.id:
+            raise exception.ObjectActionError(
+                action='refresh_from', reason='device %s is not %s' % (
+                    other.id, self.id))
+        for name in self.fields:
+            if name != 'id' and other.obj_attr_is_set(name):
+                setattr(self, name, getattr(other, name))
+        self._stored_status = other._stored_status
+        self.obj_reset_changes()
+
     def _parent_addr_from_extra_info(self):
         if not self.obj_attr_is_set('extra_info'):
             return None
@@ -286,7 +303,9 @@ class PciDeviceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.1: PciDevice 1.1
     # Version 1.2: PciDevice 1.2
     # Version 1.3: PciDevice 1.3
-    VERSION = '1.3'
+    # Version 1.4: adds claim_for_instance, allocate_for_instance and
+    #              free_for_instance
+    VERSION = '1.4'
 
     fields = {
         'objects': fields.ListOfObjectsField('PciDevice'),
@@ -294,7 +313,7 @@ class PciDeviceList(base.ObjectListBase, base.ResobjObject):
     # The device version each list version carries (see ObjectListBase).
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3')],
+                    ('1.3', '1.3'), ('1.4', '1.3')],
     }
 
     @classmethod
@@ -310,3 +329,50 @@ class PciDeviceList(base.ObjectListBase, base.ResobjObject):
         return base.obj_make_list(
             context, cls(context),
             pci_device_db.get_all_by_instance_uuid(context, uuid))
+
+    # Several devices change state together or not at all: one
+    # transaction compares and swaps every device's status (see
+    # pci_device_db.transition_all), so a claim that loses a race to
+    # another writer leaves nothing claimed, and no reader ever sees
+    # part of a claim. Each returns the devices as stored afterwards;
+    # a refusal (PciDeviceInvalidStatus, PciDeviceInvalidOwner,
+    # PciDeviceStatusChanged, PciDeviceNotFound) changes nothing.
+
+    @classmethod
+    @base.remotable
+    def claim_for_instance(cls, context, device_ids, instance_uuid,
+                           request_id=None):
+        """Claim the available devices ``device_ids`` for the instance."""
+        return cls._transition(
+            context, device_ids, (PciDeviceStatus.AVAILABLE,),
+            {'status': PciDeviceStatus.CLAIMED,
+             'instance_uuid': _uuid(cls, 'instance_uuid', instance_uuid),
+             'request_id': (None if request_id is None else
+                            _uuid(cls, 'request_id', request_id))})
+
+    @classmethod
+    @base.remotable
+    def allocate_for_instance(cls, context, device_ids, instance_uuid):
+        """Allocate devices the instance has claimed, all of them."""
+        return cls._transition(
+            context, device_ids, (PciDeviceStatus.CLAIMED,),
+            {'status': PciDeviceStatus.ALLOCATED}, instance_uuid)
+
+    @classmethod
+    @base.remotable
+    def free_for_instance(cls, context, device_ids, instance_uuid):
+        """Make the instance's claimed or allocated devices available."""
+        return cls._transition(
+            context, device_ids, _IN_USE,
+            {'status': PciDeviceStatus.AVAILABLE, 'instance_uuid': None,
+             'request_id': None}, instance_uuid)
+
+    @classmethod
+    def _transition(cls, context, device_ids, from_statuses, values,
+                    instance_uuid=None):
+        if instance_uuid is not None:
+            instance_uuid = _uuid(cls, 'instance_uuid', instance_uuid)
+        return base.obj_make_list(
+            context, cls(context), pci_device_db.transition_all(
+                context, list(device_ids), from_statuses, values,
+                instance_uuid))

@@ -127,3 +127,59 @@ def destroy(context, device_id):
     if row is None:
         raise exception.PciDeviceNotFound(key='id=%s' % device_id)
     return _decode(row)
+
+
+@facade.retrying_writer()
+def transition_all(context, device_ids, from_statuses, values,
+                   instance_uuid=None):
+    """Apply ``values`` to every device or to none, in one transaction.
+
+    The devices are locked (SELECT ... FOR UPDATE, in id order so two
+    writers cannot deadlock) and checked: each must be live, in one of
+    ``from_statuses`` and, with ``instance_uuid``, held by that
+    instance. The first that is not raises PciDeviceNotFound,
+    PciDeviceInvalidStatus or PciDeviceInvalidOwner before anything is
+    written. A writer that lost a race waits on the lock and then sees
+    the winner's statuses. The UPDATE still compares and swaps every
+    status (SQLite has no row locks; its writers are serialised instead)
+    and rolls everything back if any row did not match. Readers never
+    see part of the change; a deadlock (MariaDB's gap locks) is retried
+    in a fresh transaction. Returns the rows afterwards, ordered by id.
+    """
+    ids = sorted(set(device_ids))
+    if not ids:
+        return []
+    rows = {row['id']: row for row in utils.fetch_all(context, sa.select(
+        _TABLE.c.id, _TABLE.c.address, _TABLE.c.status,
+        _TABLE.c.instance_uuid).where(
+            _TABLE.c.id.in_(ids), _TABLE.c.deleted == 0)
+        .order_by(_TABLE.c.id).with_for_update())}
+    _check(ids, rows, from_statuses, instance_uuid, values.get('status'))
+    criteria = [_TABLE.c.id.in_(ids), _TABLE.c.status.in_(from_statuses)]
+    if instance_uuid is not None:
+        criteria.append(_TABLE.c.instance_uuid == instance_uuid)
+    count = utils.update_live(context, _TABLE, _encode(values), *criteria)
+    if count != len(ids):
+        # Raising rolls back the rows that did change.
+        raise exception.PciDeviceStatusChanged(
+            address=', '.join(sorted(r['address'] for r in rows.values())),
+            expected=', '.join(from_statuses), actual='changed concurrently')
+    return _fetch_all(context, _TABLE.c.id.in_(ids))
+
+
+def _check(ids, rows, from_statuses, instance_uuid, to_status):
+    """Raise for the first device of ``ids`` that cannot move."""
+    transition = to_status or 'update'
+    for device_id in ids:
+        row = rows.get(device_id)
+        if row is None:
+            raise exception.PciDeviceNotFound(key='id=%s' % device_id)
+        if row['status'] not in from_statuses:
+            raise exception.PciDeviceInvalidStatus(
+                transition=transition, address=row['address'],
+                status=row['status'], allowed=', '.join(from_statuses))
+        if instance_uuid is not None and \
+                row['instance_uuid'] != instance_uuid:
+            raise exception.PciDeviceInvalidOwner(
+                transition=transition, address=row['address'],
+                instance_uuid=instance_uuid, owner=row['instance_uuid'])

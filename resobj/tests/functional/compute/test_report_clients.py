@@ -136,6 +136,101 @@ class ReportClientContract:
         self.assertEqual(2, len(calls))
         self.assertEqual(4, real(uuid)[1]['VCPU']['total'])
 
+    def test_set_aggregates_and_traits_write_only_changes(self):
+        uuid = self._node()
+        generation, aggregates = self.client.get_aggregates(uuid)
+        self.assertEqual(set(), aggregates)
+        wanted = {uuidutils.generate_uuid(), uuidutils.generate_uuid()}
+        self.assertTrue(self.client.set_aggregates(uuid, wanted))
+        self.assertEqual((generation + 1, wanted),
+                         self.client.get_aggregates(uuid))
+        self.assertFalse(self.client.set_aggregates(uuid, list(wanted)))
+        self.assertEqual(generation + 1, self.client.get_aggregates(uuid)[0])
+        self.assertTrue(self.client.set_traits(uuid, [report.SHARING_TRAIT]))
+        self.assertEqual((generation + 2, {report.SHARING_TRAIT}),
+                         self.client.get_traits(uuid))
+        self.assertFalse(self.client.set_traits(uuid, {report.SHARING_TRAIT}))
+        # What the objects see is what the client wrote.
+        rp = objects.ResourceProvider.get_by_uuid(self.context, uuid)
+        self.assertEqual(sorted(wanted), rp.get_aggregates())
+        self.assertEqual([report.SHARING_TRAIT], rp.get_traits())
+        self.assertEqual(generation + 2, rp.generation)
+        # Emptying is a change too.
+        self.assertTrue(self.client.set_aggregates(uuid, []))
+        self.assertTrue(self.client.set_traits(uuid, []))
+        self.assertEqual((generation + 4, set()),
+                         self.client.get_traits(uuid))
+        self.assertEqual(set(), self.client.get_aggregates(uuid)[1])
+
+    def _race_once(self, name):
+        """Make the client's next ``name`` read lose a generation race."""
+        real = getattr(self.client, name)
+        calls = []
+
+        def racing(provider):
+            result = real(provider)
+            if not calls:
+                objects.ResourceProvider.get_by_uuid(
+                    self.context, provider).increment_generation()
+            calls.append(provider)
+            return result
+
+        setattr(self.client, name, racing)
+        self.addCleanup(delattr, self.client, name)
+        return calls
+
+    def test_set_aggregates_retries_a_generation_conflict(self):
+        uuid = self._node()
+        calls = self._race_once('get_aggregates')
+        aggregate = uuidutils.generate_uuid()
+        self.assertTrue(self.client.set_aggregates(uuid, [aggregate]))
+        self.assertEqual(2, len(calls))
+        self.assertEqual([aggregate], objects.ResourceProvider.get_by_uuid(
+            self.context, uuid).get_aggregates())
+
+    def test_set_traits_retries_a_generation_conflict(self):
+        uuid = self._node()
+        calls = self._race_once('get_traits')
+        self.assertTrue(self.client.set_traits(uuid, [report.SHARING_TRAIT]))
+        self.assertEqual(2, len(calls))
+        self.assertEqual([report.SHARING_TRAIT], objects.ResourceProvider
+                         .get_by_uuid(self.context, uuid).get_traits())
+
+    def test_set_traits_gives_up_when_always_racing(self):
+        uuid = self._node()
+        real = self.client.get_traits
+
+        def always_racing(provider):
+            result = real(provider)
+            objects.ResourceProvider.get_by_uuid(
+                self.context, provider).increment_generation()
+            return result
+
+        self.client.get_traits = always_racing
+        self.addCleanup(delattr, self.client, 'get_traits')
+        exc = self.assertRaises(exception.ProviderConflict,
+                                self.client.set_traits, uuid,
+                                [report.SHARING_TRAIT])
+        self.assertEqual(report.GENERATION_RETRIES, exc.kwargs['attempts'])
+        self.assertEqual([], objects.ResourceProvider.get_by_uuid(
+            self.context, uuid).get_traits())
+
+    def test_sharing_pool_set_up_through_the_client_only(self):
+        node = self._node()
+        pool = uuidutils.generate_uuid()
+        self.client.ensure_provider(pool, 'pool-%s' % pool[:8])
+        self.client.set_inventory(pool, {'DISK_GB': {
+            'total': 100, 'reserved': 0, 'min_unit': 1, 'max_unit': 100,
+            'step_size': 1, 'allocation_ratio': 1.0}})
+        self.client.set_traits(pool, [report.SHARING_TRAIT])
+        aggregate = uuidutils.generate_uuid()
+        self.client.set_aggregates(pool, [aggregate])
+        self.assertEqual([], self.client.get_sharing_providers(node,
+                                                               'DISK_GB'))
+        self.client.set_aggregates(node, [aggregate])
+        self.assertEqual([pool], self.client.get_sharing_providers(
+            node, 'DISK_GB'))
+
     def test_sharing_providers_through_aggregates_and_trait(self):
         node = self._node()
         pool = self._pool()
