@@ -17,6 +17,7 @@ traits 1.18, error codes 1.23).
 import threading
 import time
 
+from keystoneauth1 import exceptions as ksa_exc
 from oslo_log import log as logging
 import requests
 
@@ -27,22 +28,37 @@ LOG = logging.getLogger(__name__)
 
 MICROVERSION = '1.28'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
+# What "the service did not answer" looks like through requests and
+# through a keystoneauth session.
+_UNREACHABLE = (requests.ConnectionError, requests.Timeout,
+                ksa_exc.ConnectFailure, ksa_exc.ConnectTimeout)
 
 
 class HTTPReportClient(report.ReportClient):
+    """Reports to ``url`` with a fixed token, or through ``session``.
 
-    def __init__(self, url, token='admin', timeout=30.0, retries=5,
-                 backoff=0.2, http=None):
-        self.url = url.rstrip('/')
+    ``session``: a keystoneauth1 Session (or Adapter) for a service
+    behind keystone: it authenticates every request and, when ``url`` is
+    None, finds placement in the service catalog. Without one, requests
+    carry ``X-Auth-Token: token`` (resobj-api's noauth2).
+    """
+
+    def __init__(self, url=None, token='admin', timeout=30.0, retries=5,
+                 backoff=0.2, http=None, session=None):
+        if url is None and session is None:
+            raise ValueError('HTTPReportClient needs a url or a session')
+        self.url = url.rstrip('/') if url else ''
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self._session = session
         self._http = http or requests.Session()
         self._headers = {
-            'X-Auth-Token': token,
             'OpenStack-API-Version': 'placement %s' % MICROVERSION,
             'Accept': 'application/json',
         }
+        if session is None:
+            self._headers['X-Auth-Token'] = token
         self._outage_logged = False
         self._lock = threading.Lock()
 
@@ -62,10 +78,8 @@ class HTTPReportClient(report.ReportClient):
         last = None
         for attempt in range(1, self.retries + 1):
             try:
-                response = self._http.request(
-                    method, url, json=body, headers=headers,
-                    timeout=self.timeout)
-            except (requests.ConnectionError, requests.Timeout) as exc:
+                response = self._send(method, url, body, headers)
+            except _UNREACHABLE as exc:
                 last = exc
                 self._log_outage(method, url, exc)
                 if attempt < self.retries:
@@ -81,6 +95,19 @@ class HTTPReportClient(report.ReportClient):
                 detail=_detail(response))
         raise exception.PlacementUnavailable(url=url, attempts=self.retries,
                                              reason=last)
+
+    def _send(self, method, url, body, headers):
+        if self._session is None:
+            return self._http.request(method, url, json=body,
+                                      headers=headers, timeout=self.timeout)
+        kwargs = {}
+        if not self.url:
+            kwargs['endpoint_filter'] = {'service_type': 'placement'}
+        # keystoneauth retries nothing itself here (this client's loop
+        # does, with its backoff and logging) and returns every status.
+        return self._session.request(
+            url, method, json=body, headers=headers, timeout=self.timeout,
+            raise_exc=False, connect_retries=0, **kwargs)
 
     def _log_outage(self, method, url, exc):
         with self._lock:

@@ -13,6 +13,8 @@ import threading
 from wsgiref import simple_server
 
 import fixtures
+from keystoneauth1 import session as ksa_session
+from keystoneauth1 import token_endpoint
 from oslo_config import cfg
 from oslo_utils import uuidutils
 
@@ -346,6 +348,22 @@ class TestHTTPReportClient(ReportClientContract, base.TrackerTestCase):
         server = self.useFixture(APIServerFixture())
         return report_http.HTTPReportClient(server.url, retries=3,
                                             backoff=0.01)
+
+
+class TestHTTPReportClientKeystoneSession(ReportClientContract,
+                                          base.TrackerTestCase):
+    """The same contract through a keystoneauth1 session.
+
+    The session's auth plugin supplies the token and the endpoint, as a
+    keystone plugin would from the service catalog.
+    """
+
+    def make_client(self):
+        server = self.useFixture(APIServerFixture())
+        auth = token_endpoint.Token(server.url, 'admin')
+        return report_http.HTTPReportClient(
+            session=ksa_session.Session(auth=auth), retries=3,
+            backoff=0.01)
 
 
 class TestHTTPTransport(base.TrackerTestCase):
