@@ -35,29 +35,30 @@ _UNREACHABLE = (requests.ConnectionError, requests.Timeout,
 
 
 class HTTPReportClient(report.ReportClient):
-    """Reports to ``url`` with a fixed token, or through ``session``.
+    """Reports to ``url`` with a fixed token, or via ``auth_session``.
 
-    ``session``: a keystoneauth1 Session (or Adapter) for a service
+    ``auth_session``: a keystoneauth1 Session (or Adapter) for a service
     behind keystone: it authenticates every request and, when ``url`` is
     None, finds placement in the service catalog. Without one, requests
     carry ``X-Auth-Token: token`` (resobj-api's noauth2).
     """
 
     def __init__(self, url=None, token='admin', timeout=30.0, retries=5,
-                 backoff=0.2, http=None, session=None):
-        if url is None and session is None:
-            raise ValueError('HTTPReportClient needs a url or a session')
+                 backoff=0.2, http=None, auth_session=None):
+        if url is None and auth_session is None:
+            raise ValueError(
+                'HTTPReportClient needs a url or an auth_session')
         self.url = url.rstrip('/') if url else ''
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
-        self._session = session
+        self._auth_session = auth_session
         self._http = http or requests.Session()
         self._headers = {
             'OpenStack-API-Version': 'placement %s' % MICROVERSION,
             'Accept': 'application/json',
         }
-        if session is None:
+        if auth_session is None:
             self._headers['X-Auth-Token'] = token
         self._outage_logged = False
         self._lock = threading.Lock()
@@ -97,7 +98,7 @@ class HTTPReportClient(report.ReportClient):
                                              reason=last)
 
     def _send(self, method, url, body, headers):
-        if self._session is None:
+        if self._auth_session is None:
             return self._http.request(method, url, json=body,
                                       headers=headers, timeout=self.timeout)
         kwargs = {}
@@ -105,7 +106,7 @@ class HTTPReportClient(report.ReportClient):
             kwargs['endpoint_filter'] = {'service_type': 'placement'}
         # keystoneauth retries nothing itself here (this client's loop
         # does, with its backoff and logging) and returns every status.
-        return self._session.request(
+        return self._auth_session.request(
             url, method, json=body, headers=headers, timeout=self.timeout,
             raise_exc=False, connect_retries=0, **kwargs)
 

@@ -362,7 +362,7 @@ class TestHTTPReportClientKeystoneSession(ReportClientContract,
         server = self.useFixture(APIServerFixture())
         auth = token_endpoint.Token(server.url, 'admin')
         return report_http.HTTPReportClient(
-            session=ksa_session.Session(auth=auth), retries=3,
+            auth_session=ksa_session.Session(auth=auth), retries=3,
             backoff=0.01)
 
 
