@@ -10,6 +10,8 @@ project_external_id, user_id, user_external_id, consumer_type`` (the
 type's name, or None).
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
@@ -27,14 +29,23 @@ _TYPES = models.ConsumerType.__table__
 _ALLOCATIONS = alloc_models.Allocation.__table__
 
 
-def _find(context, table, column, value, lock=False):
-    stmt = sa.select(table).where(table.c[column] == value)
+@functools.cache
+def _find_stmt(table, column, lock):
+    # Built once per (table, column, lock): these lookups run on every
+    # allocation write, where building the SELECT cost more than running
+    # it.
+    stmt = sa.select(table).where(table.c[column] == sa.bindparam('value'))
     if lock:
         # A locking read sees the latest committed row; on MySQL a plain
         # one would repeat this transaction's snapshot, which predates
         # the concurrent insert that made ours a duplicate.
         stmt = stmt.with_for_update(read=True)
-    return utils.fetch_one(context, stmt)
+    return stmt
+
+
+def _find(context, table, column, value, lock=False):
+    return utils.fetch_one(context, _find_stmt(table, column, lock),
+                           {'value': value})
 
 
 def _get_or_create(context, table, column, value):
@@ -85,7 +96,9 @@ def _type_id(context, name):
     return _get_or_create(context, _TYPES, 'name', name)['id']
 
 
+@functools.cache
 def _select_consumers():
+    # Built once; callers add their WHERE (which copies the statement).
     return sa.select(
         _CONSUMERS.c.id, _CONSUMERS.c.uuid, _CONSUMERS.c.generation,
         _CONSUMERS.c.project_id,
@@ -100,9 +113,13 @@ def _select_consumers():
         .outerjoin(_TYPES, _TYPES.c.id == _CONSUMERS.c.consumer_type_id))
 
 
+@functools.cache
+def _by_uuid_stmt():
+    return _select_consumers().where(_CONSUMERS.c.uuid == sa.bindparam('uuid'))
+
+
 def _get_by_uuid(context, uuid):
-    row = utils.fetch_one(context, _select_consumers().where(
-        _CONSUMERS.c.uuid == uuid))
+    row = utils.fetch_one(context, _by_uuid_stmt(), {'uuid': uuid})
     if row is None:
         raise exception.ConsumerNotFound(key='uuid=%s' % uuid)
     return row
