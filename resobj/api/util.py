@@ -28,16 +28,20 @@ def version(req):
     return req.environ[MICROVERSION]
 
 
+# {id(schema): (schema, validator)}: schemas are module constants or
+# cached per microversion, so each is compiled once; the schema is kept
+# so its id cannot be reused by another object.
+_VALIDATORS = {}
+
+
 def _validator(schema):
-    # Format checking catches e.g. a malformed uuid string; the result is
-    # cached on the schema dict so each schema is compiled once.
-    validator = schema.get('$validator')
-    if validator is None:
-        clean = {k: v for k, v in schema.items() if k != '$validator'}
-        validator = jsonschema.Draft7Validator(
-            clean, format_checker=jsonschema.FormatChecker())
-        schema['$validator'] = validator
-    return validator
+    # Format checking catches e.g. a malformed uuid string.
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        entry = (schema, jsonschema.Draft7Validator(
+            schema, format_checker=jsonschema.FormatChecker()))
+        _VALIDATORS[id(schema)] = entry
+    return entry[1]
 
 
 def validate(data, schema, what):
