@@ -39,11 +39,20 @@ class WarningsFixture(fixtures.Fixture):
 
 
 class ConfFixture(fixtures.Fixture):
-    """A private, parsed ConfigOpts with every resobj option registered."""
+    """A private, parsed ConfigOpts with every resobj option registered.
+
+    ``register`` registers them (default ``resobj.conf.register_opts``);
+    tests of the API pass ``resobj.api.service.register_all_opts``, which
+    adds the options of the libraries the API configures.
+    """
+
+    def __init__(self, register=None):
+        super().__init__()
+        self._register = register or resobj_conf.register_opts
 
     def _setUp(self):
         self.conf = cfg.ConfigOpts()
-        resobj_conf.register_opts(self.conf)
+        self._register(self.conf)
         self.conf([], project='resobj', default_config_files=[],
                   default_config_dirs=[])
         self.addCleanup(self.conf.reset)

@@ -17,7 +17,6 @@ import unittest
 
 import fixtures
 from gabbi import fixture as gabbi_fixture
-from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import provision
 from oslo_utils import uuidutils
@@ -29,6 +28,7 @@ from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
 from resobj.db import models
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
 
 # The application of the file being run; gabbi's intercept asks for it.
@@ -100,13 +100,11 @@ class AppFixture(fixtures.Fixture):
         database = _Database(self._backend_name)
         url = database.create()
         self.addCleanup(database.drop)
-        self.conf = cfg.ConfigOpts()
-        service.register_all_opts(self.conf)
-        self.conf([], project='resobj', default_config_files=[],
-                  default_config_dirs=[])
-        self.addCleanup(self.conf.reset)
-        self.conf.set_override('connection', url, group='database')
-        self.conf.set_override('auth_strategy', 'noauth2', group='api')
+        conf = self.useFixture(
+            resobj_fixtures.ConfFixture(service.register_all_opts))
+        conf.config(group='database', connection=url)
+        conf.config(group='api', auth_strategy='noauth2')
+        self.conf = conf.conf
         fresh = facade.new_context_manager()
         self.addCleanup(facade.get_context_manager().patch_factory(fresh))
         self.addCleanup(fresh.dispose_pool)

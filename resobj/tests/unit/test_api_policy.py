@@ -8,26 +8,23 @@ import json
 import os
 
 import fixtures
-from oslo_config import cfg
 import webob
 
 from resobj.api import app as api_app
 from resobj.api import policies
 from resobj.api import service
 from resobj.tests import base
+from resobj.tests import fixtures as resobj_fixtures
 
 
 class TestPolicy(base.TestCase):
 
     def _app(self, policy_file=None):
-        conf = cfg.ConfigOpts()
-        service.register_all_opts(conf)
-        conf([], project='resobj', default_config_files=[],
-             default_config_dirs=[])
+        conf = self.useFixture(
+            resobj_fixtures.ConfFixture(service.register_all_opts))
         if policy_file:
-            conf.set_override('policy_file', policy_file,
-                              group='oslo_policy')
-        return api_app.Application(conf)
+            conf.config(group='oslo_policy', policy_file=policy_file)
+        return api_app.Application(conf.conf)
 
     def _get(self, app, path, token, **headers):
         headers.update({'X-Auth-Token': token,

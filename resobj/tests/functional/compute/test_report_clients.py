@@ -15,7 +15,6 @@ from wsgiref import simple_server
 import fixtures
 from keystoneauth1 import session as ksa_session
 from keystoneauth1 import token_endpoint
-from oslo_config import cfg
 from oslo_utils import uuidutils
 
 from resobj.api import app as api_app
@@ -24,6 +23,7 @@ from resobj.compute import exception
 from resobj.compute import report
 from resobj.compute import report_http
 from resobj import objects
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.compute import base
 
 
@@ -50,14 +50,12 @@ class APIServerFixture(fixtures.Fixture):
     """resobj-api's app on 127.0.0.1:<random port>, in this process."""
 
     def _setUp(self):
-        conf = cfg.ConfigOpts()
-        api_service.register_all_opts(conf)
-        conf([], project='resobj', default_config_files=[],
-             default_config_dirs=[])
-        conf.set_override('auth_strategy', 'noauth2', group='api')
-        self.addCleanup(conf.reset)
+        conf = self.useFixture(
+            resobj_fixtures.ConfFixture(api_service.register_all_opts))
+        conf.config(group='api', auth_strategy='noauth2')
         server = simple_server.make_server(
-            '127.0.0.1', 0, api_app.make_app(conf), server_class=_Server,
+            '127.0.0.1', 0, api_app.make_app(conf.conf),
+            server_class=_Server,
             handler_class=_QuietHandler)
         thread = threading.Thread(target=server.serve_forever,
                                   kwargs={'poll_interval': 0.05},
