@@ -16,19 +16,17 @@ creates the schema, providers and allocations itself.
 import argparse
 import random
 import statistics
-import tempfile
 import time
 
-from oslo_config import cfg
+import benchdb
+
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from resobj import conf as resobj_conf
 from resobj import context
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
-from resobj.db import migration
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
@@ -39,18 +37,6 @@ VCPU, MEMORY_MB, DISK_GB = 0, 1, 2
 INVENTORY = ((VCPU, 64, 16.0), (MEMORY_MB, 262144, 1.5),
              (DISK_GB, 4000, 1.0))
 REQUEST = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
-
-
-def configure(url):
-    conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    conf([], default_config_files=[], default_config_dirs=[])
-    if url:
-        conf.set_override('connection', url, group='database')
-    else:
-        conf.set_override('state_dir', tempfile.mkdtemp())
-    facade.configure(conf)
-    migration.db_sync()
 
 
 @facade.writer
@@ -125,7 +111,7 @@ def main():
     parser.add_argument('--providers', type=int, default=1000)
     parser.add_argument('--repeat', type=int, default=30)
     args = parser.parse_args()
-    configure(args.url)
+    benchdb.configure(args.url)
     ctx = context.get_admin_context()
     rc_db.ensure_sync(ctx)
     trait_db.ensure_sync(ctx)

@@ -15,19 +15,17 @@ creates the schema, providers and consumers itself.
 
 import argparse
 import random
-import tempfile
 import time
 
-from oslo_config import cfg
+import benchdb
+
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from resobj import conf as resobj_conf
 from resobj import context
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
-from resobj.db import migration
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
@@ -35,18 +33,6 @@ from resobj.db.models import resource_provider as rp_models
 
 VCPU, MEMORY_MB, DISK_GB = 0, 1, 2
 CLAIM = ((VCPU, 2), (MEMORY_MB, 2048), (DISK_GB, 20))
-
-
-def configure(url):
-    conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    conf([], default_config_files=[], default_config_dirs=[])
-    if url:
-        conf.set_override('connection', url, group='database')
-    else:
-        conf.set_override('state_dir', tempfile.mkdtemp())
-    facade.configure(conf)
-    migration.db_sync()
 
 
 @facade.writer
@@ -126,7 +112,7 @@ def main():
     parser.add_argument('--rounds', type=int, default=10,
                         help='alternate the two paths this many times')
     args = parser.parse_args()
-    configure(args.url)
+    benchdb.configure(args.url)
     ctx = context.get_admin_context()
     rc_db.ensure_sync(ctx)
     rnd = random.Random(42)
