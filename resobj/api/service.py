@@ -26,11 +26,19 @@ def register_all_opts(conf):
         conf.register_opts(opts, group=group)
 
 
-def load_conf(config_files, args=()):
+def load_conf(config_files, args=(), version=None):
+    """A parsed and checked configuration.
+
+    ``config_files``: the files to read (None: oslo.config's default
+    search); ``args``: the command line.
+
+    Raises oslo.config's errors for bad arguments and ResobjException
+    for unknown options or bad values in the files.
+    """
     conf = cfg.ConfigOpts()
     register_all_opts(conf)
     conf(list(args), project='resobj', prog='resobj-api',
-         default_config_files=config_files or None)
+         default_config_files=config_files or None, version=version)
     validate.check_unknown_options(conf)
     validate.check_values(conf)
     return conf

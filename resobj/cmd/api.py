@@ -101,18 +101,19 @@ def _post_fork(server, worker):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     overrides, rest = _parser().parse_known_args(argv)
-    conf = cfg.ConfigOpts()
-    service.register_all_opts(conf)
     # alembic narrates every migration step at INFO; one line says where
     # the service runs.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()
                          + ['alembic=WARN'])
     try:
-        conf(rest, project='resobj', prog=PROG,
-             version=version.version_string())
+        conf = service.load_conf(None, rest,
+                                 version=version.version_string())
     except cfg.Error as exc:
         print('%s: error: %s' % (PROG, str(exc).splitlines()[0]),
               file=sys.stderr)
+        return 1
+    except exception.ResobjException as exc:
+        print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 1
     for name in ('host', 'port', 'workers'):
         value = getattr(overrides, name)
@@ -130,9 +131,6 @@ def main(argv=None):
         conf.set_override('log_file', _log_path(conf))
     logging.setup(conf, 'resobj')
     try:
-        from resobj.conf import validate
-        validate.check_unknown_options(conf)
-        validate.check_values(conf)
         service.prepare_database(conf)
         application = api_app.make_app(conf)
     except exception.ResobjException as exc:
