@@ -50,30 +50,24 @@ ALL_TYPES = 'all'
 
 @functools.cache
 def _provider_usage_stmt():
-    # Built once: constructing the subqueries cost more than running the
-    # query (a provider's usages are read on every claim and report).
-    uuid = sa.bindparam('uuid')
-    usage = (
-        sa.select(_ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .select_from(_ALLOC.join(
-            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-        .where(_RP.c.uuid == uuid)
-        .group_by(_ALLOC.c.resource_class_id).subquery())
-    inventories = (
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                  _RC.c.name)
-        .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
-        .subquery())
+    # Built once: constructing the statement cost more than running it
+    # (a provider's usages are read on every claim and report). The
+    # inventories are joined to the one provider directly and each sum is
+    # a correlated subquery on the (provider, class, used) index: a
+    # derived table of inventories is not pushed down by SQLite, which
+    # then scanned every provider's inventory on each call.
+    used = (
+        sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+        .where(_ALLOC.c.resource_provider_id == _RP.c.id,
+               _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+        .scalar_subquery())
     return (
-        sa.select(inventories.c.name, sa.func.coalesce(usage.c.used, 0))
+        sa.select(_RC.c.name, used)
         .select_from(
-            _RP.outerjoin(inventories,
-                          inventories.c.resource_provider_id == _RP.c.id)
-            .outerjoin(usage, usage.c.resource_class_id ==
-                       inventories.c.resource_class_id))
-        .where(_RP.c.uuid == uuid)
-        .order_by(inventories.c.name))
+            _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+            .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
+        .where(_RP.c.uuid == sa.bindparam('uuid'))
+        .order_by(_RC.c.name))
 
 
 @facade.reader

@@ -11,8 +11,11 @@ import fixtures
 import webob
 
 from resobj.api import app as api_app
+from resobj.api import errors
 from resobj.api import policies
+from resobj.api import policy
 from resobj.api import service
+from resobj import context
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 
@@ -58,3 +61,75 @@ class TestPolicy(base.TestCase):
             f.write('"placement:resource_classes:list": "!"\n')
         resp = self._get(self._app(path), '/resource_classes', 'admin')
         self.assertEqual(403, resp.status_int)
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+class TestDecisionCache(base.TestCase):
+    """Decisions are cached until the rules are next reloaded."""
+
+    def setUp(self):
+        super().setUp()
+        self.path = os.path.join(self.useFixture(
+            fixtures.TempDir()).path, 'policy.yaml')
+        self._write('"placement:resource_classes:list": "role:admin"\n')
+        conf = self.useFixture(
+            resobj_fixtures.ConfFixture(service.register_all_opts))
+        conf.config(group='oslo_policy', policy_file=self.path)
+        self.clock = _Clock()
+        self.policy = policy.Policy(conf.conf, clock=self.clock)
+
+    def _write(self, text):
+        with open(self.path, 'w') as f:
+            f.write(text)
+        # A new mtime even within the file system's time resolution.
+        stat = os.stat(self.path)
+        os.utime(self.path, (stat.st_atime + 10, stat.st_mtime + 10))
+
+    def _allowed(self, ctx, rule='placement:resource_classes:list',
+                 target=None):
+        try:
+            self.policy.authorize(ctx, rule, target)
+        except errors.HTTPError as exc:
+            self.assertEqual(403, exc.status)
+            return False
+        return True
+
+    def test_same_question_is_answered_from_the_cache(self):
+        admin = context.RequestContext(user_id='admin', project_id='p',
+                                       roles=['admin'])
+        calls = self.useFixture(fixtures.MockPatchObject(
+            self.policy._enforcer, 'authorize',
+            wraps=self.policy._enforcer.authorize)).mock
+        self.assertTrue(self._allowed(admin))
+        self.assertTrue(self._allowed(admin))
+        self.assertEqual(1, calls.call_count)
+
+    def test_credentials_and_target_are_part_of_the_question(self):
+        admin = context.RequestContext(user_id='u', project_id='p',
+                                       roles=['admin'])
+        member = context.RequestContext(user_id='u', project_id='p',
+                                        roles=['member'])
+        self.assertTrue(self._allowed(admin))
+        self.assertFalse(self._allowed(member))
+        reader = context.RequestContext(user_id='r', project_id='p1',
+                                        roles=['reader'])
+        self.assertTrue(self._allowed(reader, 'placement:usages',
+                                      {'project_id': 'p1'}))
+        self.assertFalse(self._allowed(reader, 'placement:usages',
+                                       {'project_id': 'p2'}))
+
+    def test_edited_policy_file_applies_after_the_reload_interval(self):
+        admin = context.RequestContext(user_id='admin', project_id='p',
+                                       roles=['admin'])
+        self.assertTrue(self._allowed(admin))
+        self._write('"placement:resource_classes:list": "!"\n')
+        self.assertTrue(self._allowed(admin))
+        self.clock.now += policy.RELOAD_INTERVAL
+        self.assertFalse(self._allowed(admin))
