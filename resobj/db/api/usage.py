@@ -89,6 +89,55 @@ def get_all_by_provider_uuid(context, provider_uuid):
             for name, used in rows if name is not None]
 
 
+@functools.cache
+def _project_usage_stmt(by_user, type_filter):
+    """Sums per (type id, class id) and consumer counts per type id.
+
+    One statement for both: a UNION ALL of the sums over the consumers'
+    allocations and the count of the consumers holding anything (an
+    index probe per consumer, so no DISTINCT), with the names joined on
+    the few grouped rows only. The project, user and type are looked up
+    by scalar subqueries rather than joined row by row.
+    ``type_filter``: None, ``'unknown'`` (untyped only) or ``'named'``
+    (the type ``:consumer_type``). Rows: (type name or NULL, class name,
+    amount), the class name NULL on count rows.
+    """
+    scope = [_CONSUMERS.c.project_id == sa.select(_PROJECTS.c.id).where(
+        _PROJECTS.c.external_id == sa.bindparam('project_id'))
+        .scalar_subquery()]
+    if by_user:
+        scope.append(_CONSUMERS.c.user_id == sa.select(_USERS.c.id).where(
+            _USERS.c.external_id == sa.bindparam('user_id'))
+            .scalar_subquery())
+    if type_filter == UNKNOWN_TYPE:
+        scope.append(_CONSUMERS.c.consumer_type_id.is_(None))
+    elif type_filter is not None:
+        scope.append(_CONSUMERS.c.consumer_type_id == sa.select(
+            _TYPES.c.id).where(_TYPES.c.name == sa.bindparam(
+                'consumer_type')).scalar_subquery())
+    type_id = _CONSUMERS.c.consumer_type_id
+    sums = (
+        sa.select(type_id.label('type_id'),
+                  _ALLOC.c.resource_class_id.label('rc_id'),
+                  sa.func.sum(_ALLOC.c.used).label('amount'))
+        .select_from(_ALLOC.join(_CONSUMERS,
+                                 _CONSUMERS.c.id == _ALLOC.c.consumer_id))
+        .where(*scope)
+        .group_by(type_id, _ALLOC.c.resource_class_id))
+    counts = (
+        sa.select(type_id, sa.cast(sa.null(), sa.Integer),
+                  sa.func.count())
+        .where(*scope, sa.exists().where(
+            _ALLOC.c.consumer_id == _CONSUMERS.c.id))
+        .group_by(type_id))
+    grouped = sa.union_all(sums, counts).subquery('grouped')
+    return (
+        sa.select(_TYPES.c.name, _RC.c.name, grouped.c.amount)
+        .select_from(
+            grouped.outerjoin(_TYPES, _TYPES.c.id == grouped.c.type_id)
+            .outerjoin(_RC, _RC.c.id == grouped.c.rc_id)))
+
+
 @facade.reader
 def get_all_by_project_user(context, project_id, user_id=None,
                             consumer_type=None):
@@ -103,56 +152,34 @@ def get_all_by_project_user(context, project_id, user_id=None,
     where consumer_count is the number of distinct consumers of that
     type holding anything, the same on each of the type's rows.
 
-    Two queries, not one with a window: COUNT(DISTINCT ...) OVER is
-    refused by PostgreSQL and MySQL alike, and a count per (type, class)
-    row would count a consumer holding VCPU and MEMORY_MB once per
-    class. The count query groups by type only, so each consumer counts
-    once per type however many classes it holds.
+    The counts are per type, not per (type, class) row: a consumer
+    holding VCPU and MEMORY_MB counts once. Both come from one statement
+    (:func:`_project_usage_stmt`); the handful of grouped rows are
+    merged here, where an untyped consumer and a type literally named
+    'unknown' become one group, as in placement.
     """
-    # Grouped by the type's raw name (NULL for untyped consumers), mapped
-    # to 'unknown' here: an expression with a bound literal in both
-    # SELECT and GROUP BY is two expressions to PostgreSQL.
-    group = [] if consumer_type == ALL_TYPES else [_TYPES.c.name]
-
-    def scoped(stmt):
-        stmt = stmt.where(_PROJECTS.c.external_id == project_id)
-        if user_id is not None:
-            stmt = stmt.where(_USERS.c.external_id == user_id)
-        if consumer_type == UNKNOWN_TYPE:
-            stmt = stmt.where(_CONSUMERS.c.consumer_type_id.is_(None))
-        elif consumer_type not in (None, ALL_TYPES):
-            stmt = stmt.where(_TYPES.c.name == consumer_type)
-        return stmt
+    if consumer_type in (None, ALL_TYPES, UNKNOWN_TYPE):
+        type_filter = consumer_type if consumer_type == UNKNOWN_TYPE \
+            else None
+    else:
+        type_filter = 'named'
+    values = {'project_id': project_id, 'user_id': user_id,
+              'consumer_type': consumer_type}
 
     def type_name(raw):
         if consumer_type == ALL_TYPES:
             return ALL_TYPES
         return UNKNOWN_TYPE if raw is None else raw
 
-    joined = (
-        _ALLOC.join(_CONSUMERS, _CONSUMERS.c.id == _ALLOC.c.consumer_id)
-        .join(_PROJECTS, _PROJECTS.c.id == _CONSUMERS.c.project_id)
-        .join(_USERS, _USERS.c.id == _CONSUMERS.c.user_id)
-        .outerjoin(_TYPES, _TYPES.c.id == _CONSUMERS.c.consumer_type_id))
-    sums = context.session.execute(scoped(
-        sa.select(*group, _RC.c.name, sa.func.sum(_ALLOC.c.used))
-        .select_from(joined.join(_RC,
-                                 _RC.c.id == _ALLOC.c.resource_class_id))
-        .group_by(*group, _RC.c.name))).all()
-    if not sums:
-        return []
-    counts = {}
-    for row in context.session.execute(scoped(
-            sa.select(*group, sa.func.count(sa.distinct(_CONSUMERS.c.id)))
-            .select_from(joined).group_by(*group))):
-        # A type literally named 'unknown' and untyped consumers are one
-        # group to callers, as in placement.
-        key = type_name(row[0] if group else None)
-        counts[key] = counts.get(key, 0) + row[-1]
-    usages = {}
-    for row in sums:
-        key = (type_name(row[0] if group else None), row[-2])
-        usages[key] = usages.get(key, 0) + int(row[-1])
+    counts, usages = {}, {}
+    for ctype, rc_name, amount in context.session.execute(
+            _project_usage_stmt(user_id is not None, type_filter), values):
+        ctype = type_name(ctype)
+        if rc_name is None:
+            counts[ctype] = counts.get(ctype, 0) + int(amount)
+        else:
+            usages[ctype, rc_name] = usages.get((ctype, rc_name), 0) + \
+                int(amount)
     return [{'resource_class': name, 'usage': used, 'consumer_type': ctype,
              'consumer_count': counts[ctype]}
             for (ctype, name), used in sorted(usages.items())]
