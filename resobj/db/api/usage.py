@@ -95,7 +95,9 @@ def _project_usage_stmt(by_user, type_filter):
 
     One statement for both: a UNION ALL of the sums over the consumers'
     allocations and the count of the consumers holding anything (an
-    index probe per consumer, so no DISTINCT), with the names joined on
+    index probe per consumer, so no DISTINCT; written as a scalar
+    subquery because PostgreSQL turns an EXISTS into a semi-join that
+    reads every consumer's allocations), with the names joined on
     the few grouped rows only. The project, user and type are looked up
     by scalar subqueries rather than joined row by row.
     ``type_filter``: None, ``'unknown'`` (untyped only) or ``'named'``
@@ -127,8 +129,9 @@ def _project_usage_stmt(by_user, type_filter):
     counts = (
         sa.select(type_id, sa.cast(sa.null(), sa.Integer),
                   sa.func.count())
-        .where(*scope, sa.exists().where(
-            _ALLOC.c.consumer_id == _CONSUMERS.c.id))
+        .where(*scope, sa.select(sa.literal(1)).where(
+            _ALLOC.c.consumer_id == _CONSUMERS.c.id).limit(1)
+            .scalar_subquery().is_not(None))
         .group_by(type_id))
     grouped = sa.union_all(sums, counts).subquery('grouped')
     return (
