@@ -8,11 +8,12 @@ a wrong answer: the run goes on and the counts are printed.
 """
 
 import concurrent.futures
+import http.client
+import json
 import multiprocessing
 import time
+import urllib.parse
 import uuid
-
-import requests
 
 VERSION = '1.39'
 RESOURCES = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
@@ -77,25 +78,76 @@ class Op(object):
         return out
 
 
+class Response(object):
+    """What the checks need of an answer."""
+
+    def __init__(self, status_code, body):
+        self.status_code = status_code
+        self.content = body
+
+    @property
+    def text(self):
+        return self.content.decode('utf-8', 'replace')
+
+    def json(self):
+        return json.loads(self.content)
+
+
 class Client(object):
-    """One keep-alive session; times and checks every request."""
+    """One keep-alive connection; times and checks every request.
+
+    The standard library's http.client rather than ``requests``: the
+    client runs on the same cores as the services and its time is inside
+    every latency, and ``requests`` spends about 1 ms of CPU per request
+    (hooks, adapters, cookie handling) where http.client spends about
+    0.1 ms. The same client serves both services, so this only narrows
+    the share of every latency that is the client's.
+    """
 
     def __init__(self, url):
+        parsed = urllib.parse.urlsplit(url)
         self.url = url
-        self.session = requests.Session()
-        self.session.headers.update({
+        self.host, self.port = parsed.hostname, parsed.port
+        self.conn = None
+        self.headers = {
             'X-Auth-Token': 'admin',
             'OpenStack-API-Version': 'placement %s' % VERSION,
-            'Accept': 'application/json'})
+            'Accept': 'application/json'}
+
+    def _send(self, method, path, body, headers):
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(self.host, self.port,
+                                                   timeout=600)
+        self.conn.request(method, path, body=body, headers=headers)
+        resp = self.conn.getresponse()
+        data = resp.read()
+        if resp.will_close:
+            self.conn.close()
+            self.conn = None
+        return Response(resp.status, data)
+
+    def request(self, method, path, body=None, version=None):
+        headers = dict(self.headers)
+        if version:
+            headers['OpenStack-API-Version'] = 'placement %s' % version
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers['Content-Type'] = 'application/json'
+        try:
+            return self._send(method, path, data, headers)
+        except (http.client.RemoteDisconnected, ConnectionResetError,
+                BrokenPipeError):
+            # The server closed an idle keep-alive connection before this
+            # request reached it: send it again on a new one, as any HTTP
+            # client library does.
+            self.conn = None
+            return self._send(method, path, data, headers)
 
     def call(self, op, method, path, expected, body=None, version=None,
              check=None):
-        headers = {}
-        if version:
-            headers['OpenStack-API-Version'] = 'placement %s' % version
         start = time.perf_counter()
-        resp = self.session.request(method, self.url + path, json=body,
-                                    headers=headers)
+        resp = self.request(method, path, body, version)
         op.latencies.append(time.perf_counter() - start)
         if resp.status_code != expected:
             op.record_wrong(method, path, expected, resp, 'status')
@@ -199,7 +251,7 @@ class Workload(object):
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             list(pool.map(some_reads, range(8)))
         for trait in TRAITS:
-            self.client.session.put(self.url + '/traits/' + trait)
+            self.client.request('PUT', '/traits/' + trait)
 
     def create_providers(self, op):
         for i, rp in enumerate(self.providers):
