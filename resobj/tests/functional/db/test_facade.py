@@ -12,6 +12,7 @@ from resobj.db import migration
 from resobj import exception
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests.functional import db_base
 
 
 def closed_port():
@@ -176,3 +177,54 @@ class TestRetryingWriter(base.TestCase):
 
         self.assertRaises(self.Conflict, outer, context.get_admin_context())
         self.assertEqual(1, len(self.attempts))
+
+
+class TestIdlePing(db_base.DBTestCase):
+    """Server connections are pinged before reuse only after idling."""
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS if s[0] != 'sqlite']
+
+    def setUp(self):
+        super().setUp()
+        self.pinged = self.useFixture(
+            engine_fixture(self.engine.url)).engine
+        self.pings = self.useFixture(fixtures.MockPatchObject(
+            self.pinged.dialect, 'do_ping',
+            wraps=self.pinged.dialect.do_ping)).mock
+
+    def _backend_pid(self):
+        query = ('SELECT pg_backend_pid()' if self.backend == 'postgresql'
+                 else 'SELECT CONNECTION_ID()')
+        with self.pinged.connect() as conn:
+            return conn.execute(sa.text(query)).scalar()
+
+    def test_connection_in_use_is_not_pinged(self):
+        first = self._backend_pid()
+        self.assertEqual(first, self._backend_pid())
+        self.assertEqual(0, self.pings.call_count)
+
+    def test_idle_connection_found_dead_is_replaced(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.db.facade.IDLE_PING_SECONDS', 0))
+        dead = self._backend_pid()
+        kill = ('SELECT pg_terminate_backend(%d)' if
+                self.backend == 'postgresql' else 'KILL %d') % dead
+        with self.engine.connect() as conn:
+            conn.execute(sa.text(kill))
+        self.assertNotEqual(dead, self._backend_pid())
+        self.assertEqual(1, self.pings.call_count)
+
+
+class engine_fixture(fixtures.Fixture):
+    """An oslo.db engine for ``url`` with resobj's engine hooks."""
+
+    def __init__(self, url):
+        super().__init__()
+        self.url = url
+
+    def _setUp(self):
+        from oslo_db.sqlalchemy import engines
+        self.engine = engines.create_engine(
+            self.url.render_as_string(hide_password=False))
+        self.addCleanup(self.engine.dispose)
+        facade._on_engine_create(self.engine)
