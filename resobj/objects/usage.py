@@ -44,18 +44,29 @@ class UsageList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Usage 1.0; get_all_by_resource_provider_
     #              uuid and get_all_by_project_user(project_id, user_id)
     # Version 1.1: Usage 1.1; get_all_by_project_user takes consumer_type
-    VERSION = '1.1'
+    # Version 1.2: adds resource_provider_generation, set by
+    #              get_all_by_resource_provider_uuid (dropped below 1.2)
+    VERSION = '1.2'
 
     fields = {
         'objects': fields.ListOfObjectsField('Usage'),
+        # The provider's generation when its usages were read, so that a
+        # caller needs no second read (and no second transaction); None
+        # for a project's usages.
+        'resource_provider_generation': fields.NonNegativeIntegerField(
+            nullable=True, default=None),
     }
 
     obj_relationships = {
-        'objects': [('1.0', '1.0'), ('1.1', '1.1')],
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.1')],
     }
+
+    _ADDED_IN = {'resource_provider_generation': '1.2'}
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
+        base.drop_fields_added_after(primitive, target_version,
+                                     self._ADDED_IN)
         if base.version_tuple(target_version) >= (1, 1):
             return
         # Rows per (consumer type, class) lose their type below 1.1; a
@@ -79,10 +90,15 @@ class UsageList(base.ObjectListBase, base.ResobjObject):
 
         Counts and types are per consumer, which a provider's usage does
         not break down: rows say 'all' types and no consumer count is set.
+        ``resource_provider_generation`` is set, read with the usages.
         """
-        rows = usage_db.get_all_by_provider_uuid(context, rp_uuid)
-        return base.obj_make_list(context, cls(context), [
-            dict(row, consumer_type=ALL_TYPES) for row in rows])
+        found = usage_db.get_provider_usages(context, rp_uuid)
+        usages = base.obj_make_list(context, cls(context), [
+            dict(row, consumer_type=ALL_TYPES) for row in found['usages']])
+        usages.resource_provider_generation = \
+            found['resource_provider_generation']
+        usages.obj_reset_changes(['resource_provider_generation'])
+        return usages
 
     @classmethod
     @base.remotable

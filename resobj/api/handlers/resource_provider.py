@@ -32,15 +32,26 @@ def format_provider(version, rp):
     return data
 
 
+def not_found(uuid):
+    return errors.not_found('No resource provider with uuid %s found'
+                            % uuid)
+
+
+def provider_uuid(req):
+    """The URL's ``{uuid}``, canonical; a 404 if it is not a uuid."""
+    try:
+        return query.canonical_uuid(req.urlvars['uuid'])
+    except ValueError:
+        raise not_found(req.urlvars['uuid'])
+
+
 def get_provider(req):
     """The provider named by the URL's ``{uuid}``, or a 404."""
-    uuid = req.urlvars['uuid']
+    uuid = provider_uuid(req)
     try:
-        uuid = query.canonical_uuid(uuid)
         return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
-    except (ValueError, exception.ResourceProviderNotFound):
-        raise errors.not_found(
-            'No resource provider with uuid %s found' % uuid)
+    except exception.ResourceProviderNotFound:
+        raise not_found(uuid)
 
 
 def check_generation(rp, seen):

@@ -7,16 +7,21 @@ from resobj.api.policies import usage as policies
 from resobj.api.schemas import common
 from resobj.api.schemas import usage as schema
 from resobj.api import util
+from resobj import exception
 from resobj.objects import usage as usage_obj
 
 
 def list_usages(req):
     util.authorize(req, rp_policies.USAGES)
-    rp = rp_handler.get_provider(req)
-    usages = usage_obj.UsageList.get_all_by_resource_provider_uuid(
-        util.context(req), rp.uuid)
-    return util.respond(req, {'resource_provider_generation': rp.generation,
-                              'usages': usages.as_dict()})
+    uuid = rp_handler.provider_uuid(req)
+    try:
+        usages = usage_obj.UsageList.get_all_by_resource_provider_uuid(
+            util.context(req), uuid)
+    except exception.ResourceProviderNotFound:
+        raise rp_handler.not_found(uuid)
+    return util.respond(req, {
+        'resource_provider_generation': usages.resource_provider_generation,
+        'usages': usages.as_dict()})
 
 
 @microversion.available((1, 9))

@@ -62,7 +62,7 @@ def _provider_usage_stmt():
                _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
         .scalar_subquery())
     return (
-        sa.select(_RC.c.name, used)
+        sa.select(_RP.c.generation, _RC.c.name, used)
         .select_from(
             _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
             .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
@@ -71,22 +71,33 @@ def _provider_usage_stmt():
 
 
 @facade.reader
-def get_all_by_provider_uuid(context, provider_uuid):
-    """Usage of every class the provider has inventory of, 0 if unused.
+def get_provider_usages(context, provider_uuid):
+    """A provider's generation and usage of every class it has.
 
-    Returns [{resource_class, usage}] by class name; raises
-    ResourceProviderNotFound when no provider has ``provider_uuid``.
+    Returns {'resource_provider_generation': int, 'usages':
+    [{resource_class, usage}]}, usages by class name, 0 for a class
+    nothing uses; raises ResourceProviderNotFound when no provider has
+    ``provider_uuid``.
 
     One query: the provider is outer-joined to its inventories, so a
     provider without inventory still returns one row (with no class),
-    which tells it apart from a missing provider.
+    which tells it apart from a missing provider, and carries the
+    generation a caller returns with the usages.
     """
     rows = context.session.execute(
         _provider_usage_stmt(), {'uuid': provider_uuid}).all()
     if not rows:
         raise exception.ResourceProviderNotFound(key=provider_uuid)
-    return [{'resource_class': name, 'usage': int(used)}
-            for name, used in rows if name is not None]
+    return {'resource_provider_generation': rows[0][0],
+            'usages': [{'resource_class': name, 'usage': int(used)}
+                       for _generation, name, used in rows
+                       if name is not None]}
+
+
+@facade.reader
+def get_all_by_provider_uuid(context, provider_uuid):
+    """The ``usages`` of :func:`get_provider_usages`."""
+    return get_provider_usages(context, provider_uuid)['usages']
 
 
 @functools.cache

@@ -31,7 +31,7 @@ def sample_usage():
 def usage_list():
     objects.register_all()
     # Two VCPU rows of different types: the 1.0 primitive sums them.
-    return objects.UsageList(objects=[
+    return objects.UsageList(resource_provider_generation=7, objects=[
         usage(),
         usage('MEMORY_MB', 24576),
         usage('VCPU', 2, consumer_type='unknown', consumer_count=1)])

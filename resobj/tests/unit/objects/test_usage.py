@@ -30,6 +30,15 @@ class TestUsageBackports(test_base.TestCase):
         self.assertEqual('1.0', old[VERSION])
         self.assertEqual({'resource_class': 'VCPU', 'usage': 12}, old[DATA])
 
+    def test_list_1_2_keeps_the_provider_generation(self):
+        usages = _load(samples.make('UsageList').obj_to_primitive('1.2'))
+        self.assertEqual(7, usages.resource_provider_generation)
+
+    def test_list_1_1_drops_the_provider_generation(self):
+        old = samples.make('UsageList').obj_to_primitive('1.1')
+        self.assertNotIn('resource_provider_generation', old[DATA])
+        self.assertEqual(3, len(_load(old)))
+
     def test_list_1_1_keeps_rows_per_type(self):
         usages = _load(samples.make('UsageList').obj_to_primitive('1.1'))
         self.assertEqual(
