@@ -39,6 +39,7 @@ import sqlalchemy as sa
 
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import resource_class as rc_db
+from resobj.db.api import utils
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
@@ -259,7 +260,8 @@ ANY_GENERATION = '<any>'
 
 def _provider_ids(context, uuids):
     uuids = sorted(set(uuids))
-    found = dict(context.session.execute(
+    found = dict(utils.execute(
+        context,
         sa.select(_RP.c.uuid, _RP.c.id).where(_RP.c.uuid.in_(uuids))
     ).all()) if uuids else {}
     missing = sorted(set(uuids) - set(found))
@@ -374,7 +376,8 @@ def delete_all(context, consumer_uuid):
     down, which makes no concurrent claim unsafe.
     """
     consumer = consumer_db.get_by_uuid(context, consumer_uuid)
-    context.session.execute(
+    utils.execute(
+        context,
         sa.delete(_ALLOC).where(_ALLOC.c.consumer_id == consumer['id']))
     consumer_db.destroy(context, consumer['id'])
 
@@ -402,7 +405,8 @@ def _select_allocations():
 @facade.reader
 def get_all_by_consumer(context, consumer_uuid):
     """A consumer's allocations with provider and class names: one query."""
-    return [dict(r) for r in context.session.execute(
+    return [dict(r) for r in utils.execute(
+        context,
         _select_allocations().where(_CONSUMER.c.uuid == consumer_uuid)
         .order_by(_RP.c.id, _RC.c.id)).mappings()]
 
@@ -410,6 +414,7 @@ def get_all_by_consumer(context, consumer_uuid):
 @facade.reader
 def get_all_by_provider(context, provider_uuid):
     """A provider's allocations, one row per consumer and class."""
-    return [dict(r) for r in context.session.execute(
+    return [dict(r) for r in utils.execute(
+        context,
         _select_allocations().where(_RP.c.uuid == provider_uuid)
         .order_by(_ALLOC.c.id)).mappings()]

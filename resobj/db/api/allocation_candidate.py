@@ -31,6 +31,7 @@ import itertools
 import sqlalchemy as sa
 
 from resobj.db.api import resource_class as rc_db
+from resobj.db.api import utils
 from resobj.db import candidate_sql as csql
 from resobj.db import facade
 from resobj.db.models import trait as trait_models
@@ -47,7 +48,8 @@ _Part = collections.namedtuple('_Part', 'items providers')
 def _trait_ids(context, names):
     """{name: id} for ``names`` and the sharing trait, in one query."""
     wanted = set(names) | {sql.SHARING_TRAIT}
-    found = dict(context.session.execute(
+    found = dict(utils.execute(
+        context,
         sa.select(_TRAIT.c.name, _TRAIT.c.id).where(
             _TRAIT.c.name.in_(sorted(wanted)))).all())
     unknown = sorted(set(names) - set(found))
@@ -60,7 +62,8 @@ def _tree_roots(context, uuids):
     """{provider uuid: its root id}; ResourceProviderNotFound if missing."""
     if not uuids:
         return {}
-    found = dict(context.session.execute(
+    found = dict(utils.execute(
+        context,
         sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
             sql.RP.c.uuid.in_(sorted(uuids)))).all())
     for uuid in sorted(uuids):
@@ -81,7 +84,8 @@ def _served_roots(context, sharing_id):
     """
     served = collections.defaultdict(set)
     if sharing_id is not None:
-        for sharer_id, root_id in context.session.execute(
+        for sharer_id, root_id in utils.execute(
+                context,
                 csql.served_roots(), {'sharing_id': sharing_id}):
             served[sharer_id].add(root_id)
     return served
@@ -93,7 +97,8 @@ def _anchor_roots(context, request, after, count):
     values = dict(request.params, after=after, count=count)
     if served_roots:
         values['served_roots'] = sorted(served_roots)
-    return list(context.session.execute(
+    return list(utils.execute(
+        context,
         csql.anchor_roots(request.shape, bool(served_roots), request.blind),
         values).scalars())
 
@@ -119,13 +124,14 @@ def _candidate_rows(context, request, roots=None):
         # nests loops that compare every provider with every inventory:
         # 100+ ms instead of 5 for 1,000 providers. SET LOCAL ends with
         # the transaction, or with the reset once the rows are read.
-        context.session.execute(sa.text('SET LOCAL enable_nestloop = off'))
-        rows = context.session.execute(statement, values).all()
-        context.session.execute(
+        utils.execute(context, sa.text('SET LOCAL enable_nestloop = off'))
+        rows = utils.execute(context, statement, values).all()
+        utils.execute(
+            context,
             sa.text('SET LOCAL enable_nestloop TO DEFAULT'))
         yield from rows
         return
-    result = context.session.execute(statement, values)
+    result = utils.execute(context, statement, values)
     for batch in result.partitions(1000):
         yield from batch
 
@@ -133,7 +139,8 @@ def _candidate_rows(context, request, roots=None):
 def _trait_links(context, provider_ids, trait_ids):
     """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
     links = collections.defaultdict(set)
-    for rp_id, trait_id in context.session.execute(
+    for rp_id, trait_id in utils.execute(
+            context,
             csql.trait_links(_big(provider_ids)),
             {'ids': sorted(provider_ids), 'traits': sorted(trait_ids)}):
         links[rp_id].add(trait_id)
@@ -318,7 +325,8 @@ def _summaries(context, root_ids):
     Three queries: providers, inventories with capacity and usage,
     traits. Returns {uuid: summary dict}.
     """
-    providers = context.session.execute(
+    providers = utils.execute(
+        context,
         csql.summary_providers(_big(root_ids)),
         {'roots': sorted(root_ids)}).all()
     uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
@@ -328,13 +336,14 @@ def _summaries(context, root_ids):
                  for _id, uuid, parent_id, root_id in providers}
     ids = {'ids': sorted(uuids)}
     big = _big(uuids)
-    for batch in context.session.execute(
+    for batch in utils.execute(
+            context,
             csql.summary_inventories(big), ids).partitions(1000):
         for rp_id, name, capacity, used in batch:
             summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
                                                           int(used))
-    for rp_id, name in context.session.execute(csql.summary_traits(big),
-                                               ids):
+    for rp_id, name in utils.execute(context, csql.summary_traits(big),
+                                     ids):
         summaries[uuids[rp_id]]['traits'].append(name)
     return summaries
 

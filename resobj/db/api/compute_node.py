@@ -202,7 +202,8 @@ def _ensure_provider(context, node):
     committed after this transaction began (MySQL's repeatable read
     would otherwise hide it).
     """
-    found = context.session.execute(
+    found = utils.execute(
+        context,
         sa.select(_RP.c.id, _RP.c.generation).where(
             _RP.c.uuid == node['uuid'])).first()
     if found is not None:
@@ -214,7 +215,8 @@ def _ensure_provider(context, node):
                 row = rp_db.create(context, node['uuid'], name[:200])
             return row['id'], row['generation']
         except exception.ResourceProviderExists:
-            found = context.session.execute(
+            found = utils.execute(
+                context,
                 sa.select(_RP.c.id, _RP.c.generation)
                 .where(_RP.c.uuid == node['uuid'])
                 .with_for_update()).first()
@@ -282,12 +284,13 @@ def _write_inventories(context, node, inventories):
                 changed |= _delete_unused(context, node, provider_id,
                                           rc_id, name)
         elif old is None:
-            context.session.execute(sa.insert(_INV).values(dict(
+            utils.execute(context, sa.insert(_INV).values(dict(
                 new, resource_provider_id=provider_id,
                 resource_class_id=rc_id, created_at=now)))
             changed = True
         elif any(old[c] != new[c] for c in columns):
-            context.session.execute(
+            utils.execute(
+                context,
                 sa.update(_INV).where(
                     _INV.c.resource_provider_id == provider_id,
                     _INV.c.resource_class_id == rc_id)
@@ -299,7 +302,8 @@ def _write_inventories(context, node, inventories):
 
 def _delete_unused(context, node, provider_id, rc_id, name):
     """Delete one class's inventory unless it is in use; whether deleted."""
-    in_use = context.session.execute(
+    in_use = utils.execute(
+        context,
         sa.select(_ALLOC.c.id).where(
             _ALLOC.c.resource_provider_id == provider_id,
             _ALLOC.c.resource_class_id == rc_id).limit(1)).first()
@@ -310,7 +314,7 @@ def _delete_unused(context, node, provider_id, rc_id, name):
                     'provider has allocations of it; keeping the '
                     'inventory', node['uuid'], name)
         return False
-    context.session.execute(sa.delete(_INV).where(
+    utils.execute(context, sa.delete(_INV).where(
         _INV.c.resource_provider_id == provider_id,
         _INV.c.resource_class_id == rc_id))
     return True
@@ -341,11 +345,13 @@ def destroy(context, compute_node_id):
     the node's row as deleted.
     """
     node = _live_row(context, compute_node_id)
-    provider_id = context.session.execute(
+    provider_id = utils.execute(
+        context,
         sa.select(_RP.c.id).where(_RP.c.uuid == node['uuid'])
     ).scalar_one_or_none() if node['uuid'] else None
     if provider_id is not None:
-        consumers = context.session.execute(
+        consumers = utils.execute(
+            context,
             sa.select(_ALLOC.c.consumer_id).distinct().where(
                 _ALLOC.c.resource_provider_id == provider_id)
             .order_by(_ALLOC.c.consumer_id)).scalars().all()
@@ -362,7 +368,8 @@ def destroy(context, compute_node_id):
 
 
 def _consumer_uuid(context, consumer_id):
-    return context.session.execute(
+    return utils.execute(
+        context,
         sa.select(_CONSUMER.c.uuid).where(_CONSUMER.c.id == consumer_id)
     ).scalar_one_or_none()
 
@@ -374,11 +381,13 @@ def set_uuid_if_missing(context, compute_node_id, uuid):
     A compare-and-swap (``WHERE uuid IS NULL``), so two readers filling
     the same row concurrently agree on the winner's uuid.
     """
-    context.session.execute(
+    utils.execute(
+        context,
         sa.update(_TABLE)
         .where(_TABLE.c.id == compute_node_id, _TABLE.c.uuid.is_(None))
         .values(uuid=uuid))
-    return context.session.execute(
+    return utils.execute(
+        context,
         sa.select(_TABLE.c.uuid).where(_TABLE.c.id == compute_node_id)
     ).scalar_one()
 
@@ -389,13 +398,15 @@ def backfill_uuids(context, max_count):
 
     Returns (found, done). Re-runnable: only rows still lacking one match.
     """
-    ids = context.session.execute(
+    ids = utils.execute(
+        context,
         sa.select(_TABLE.c.id)
         .where(_TABLE.c.uuid.is_(None), _TABLE.c.deleted == 0)
         .order_by(_TABLE.c.id).limit(max_count)).scalars().all()
     done = 0
     for compute_node_id in ids:
-        done += context.session.execute(
+        done += utils.execute(
+            context,
             sa.update(_TABLE)
             .where(_TABLE.c.id == compute_node_id, _TABLE.c.uuid.is_(None))
             .values(uuid=uuidutils.generate_uuid())).rowcount
@@ -414,7 +425,8 @@ def fill_empty_ratios(context, max_count, defaults):
     0.0 to mean "use the configured value"; this writes that value.
     Returns (found, done) counted in rows.
     """
-    ids = context.session.execute(
+    ids = utils.execute(
+        context,
         sa.select(_TABLE.c.id)
         .where(_TABLE.c.deleted == 0,
                sa.or_(*(_empty(_TABLE.c[c]) for c in RATIO_COLUMNS)))
@@ -423,7 +435,8 @@ def fill_empty_ratios(context, max_count, defaults):
         return 0, 0
     for column in RATIO_COLUMNS:
         resource = column.split('_', 1)[0]
-        context.session.execute(
+        utils.execute(
+            context,
             sa.update(_TABLE)
             .where(_TABLE.c.id.in_(ids), _empty(_TABLE.c[column]))
             .values({column: defaults[resource]}))

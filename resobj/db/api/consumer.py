@@ -145,7 +145,8 @@ def create(context, uuid, project_id, user_id, consumer_type=None):
 
 def _compare_and_swap(context, consumer_id, generation, values):
     values = dict(values, updated_at=base.utcnow())
-    count = context.session.execute(
+    count = utils.execute(
+        context,
         sa.update(_CONSUMERS)
         .where(_CONSUMERS.c.id == consumer_id,
                _CONSUMERS.c.generation == generation)
@@ -184,12 +185,12 @@ def increment_generation(context, consumer_id, generation):
 
 @facade.writer
 def destroy(context, consumer_id):
-    uuid = context.session.execute(sa.select(_CONSUMERS.c.uuid).where(
+    uuid = utils.execute(context, sa.select(_CONSUMERS.c.uuid).where(
         _CONSUMERS.c.id == consumer_id)).scalar()
     if uuid is None:
         raise exception.ConsumerNotFound(key='id=%s' % consumer_id)
     try:
-        context.session.execute(sa.delete(_CONSUMERS).where(
+        utils.execute(context, sa.delete(_CONSUMERS).where(
             _CONSUMERS.c.id == consumer_id))
     except db_exc.DBReferenceError:
         raise exception.ConsumerInUse(uuid=uuid)
@@ -205,5 +206,5 @@ def delete_if_no_allocations(context, consumer_ids):
     if not consumer_ids:
         return 0
     held = sa.exists().where(_ALLOCATIONS.c.consumer_id == _CONSUMERS.c.id)
-    return context.session.execute(sa.delete(_CONSUMERS).where(
+    return utils.execute(context, sa.delete(_CONSUMERS).where(
         _CONSUMERS.c.id.in_(consumer_ids), ~held)).rowcount

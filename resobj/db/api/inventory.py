@@ -101,7 +101,8 @@ def _in_use(context, provider_id, rc_ids):
     """The names of classes among ``rc_ids`` the provider has allocated."""
     if not rc_ids:
         return []
-    return list(context.session.execute(
+    return list(utils.execute(
+        context,
         sa.select(_RC.c.name).where(_RC.c.id.in_(
             sa.select(_ALLOC.c.resource_class_id).where(
                 _ALLOC.c.resource_provider_id == provider_id,
@@ -126,7 +127,8 @@ def _warn_over_capacity(context, provider, inventories):
     by_id = {inv['resource_class_id']: inv for inv in inventories}
     if not by_id:
         return
-    usage = context.session.execute(
+    usage = utils.execute(
+        context,
         sa.select(_ALLOC.c.resource_class_id, sa.func.sum(_ALLOC.c.used))
         .where(_ALLOC.c.resource_provider_id == provider['id'],
                _ALLOC.c.resource_class_id.in_(sorted(by_id)))
@@ -141,7 +143,7 @@ def _warn_over_capacity(context, provider, inventories):
 def _insert(context, provider, inventories):
     now = base.utcnow()
     try:
-        context.session.execute(sa.insert(_INV), [
+        utils.execute(context, sa.insert(_INV), [
             dict({column: inv[column] for column in VALUE_COLUMNS},
                  resource_provider_id=provider['id'],
                  resource_class_id=inv['resource_class_id'],
@@ -155,7 +157,8 @@ def _insert(context, provider, inventories):
 
 
 def _update(context, provider, inventory):
-    return context.session.execute(
+    return utils.execute(
+        context,
         sa.update(_INV).where(
             _INV.c.resource_provider_id == provider['id'],
             _INV.c.resource_class_id == inventory['resource_class_id'])
@@ -212,7 +215,7 @@ def delete(context, provider_id, seen_generation, resource_class):
     provider = rp_db.get(context, provider_id)
     rc_id = rc_db.ids_by_names(context, [resource_class])[resource_class]
     _refuse_in_use(context, provider, [rc_id])
-    count = context.session.execute(sa.delete(_INV).where(
+    count = utils.execute(context, sa.delete(_INV).where(
         _INV.c.resource_provider_id == provider_id,
         _INV.c.resource_class_id == rc_id)).rowcount
     if not count:
@@ -241,7 +244,7 @@ def set_inventories(context, provider_id, seen_generation, inventories):
     removed = sorted(set(current) - set(wanted))
     _refuse_in_use(context, provider, removed)
     if removed:
-        context.session.execute(sa.delete(_INV).where(
+        utils.execute(context, sa.delete(_INV).where(
             _INV.c.resource_provider_id == provider_id,
             _INV.c.resource_class_id.in_(removed)))
     added = [inv for rc_id, inv in sorted(wanted.items())

@@ -104,7 +104,8 @@ def ensure_uuids(context, migration_ids):
     """
     ids = list(migration_ids)
     for migration_id in ids:
-        context.session.execute(
+        utils.execute(
+            context,
             sa.update(_TABLE)
             .where(_TABLE.c.id == migration_id, _TABLE.c.uuid.is_(None))
             # Filling in an identity is not a change of the migration.
@@ -113,7 +114,8 @@ def ensure_uuids(context, migration_ids):
     # A locking read sees the newest committed uuid even where the
     # transaction's snapshot predates the winner's commit (MySQL's
     # REPEATABLE READ); SQLite has no row locks and ignores it.
-    rows = context.session.execute(
+    rows = utils.execute(
+        context,
         sa.select(_TABLE.c.id, _TABLE.c.uuid)
         .where(_TABLE.c.id.in_(ids)).with_for_update())
     found = dict(rows.all())
@@ -169,7 +171,8 @@ def complete_legacy_rows(context, max_count):
     if max_count < 1:
         raise ValueError('max_count must be positive, not %r' % max_count)
     c = _TABLE.c
-    rows = context.session.execute(
+    rows = utils.execute(
+        context,
         sa.select(c.id, c.old_instance_type_id, c.new_instance_type_id)
         .where(c.deleted == 0,
                sa.or_(c.uuid.is_(None), c.migration_type.is_(None)))
@@ -178,7 +181,8 @@ def complete_legacy_rows(context, max_count):
     for row in rows:
         # COALESCE keeps whatever a concurrent reader or run stored since
         # the select; the WHERE makes the count honest about who did it.
-        done += context.session.execute(
+        done += utils.execute(
+            context,
             sa.update(_TABLE)
             .where(c.id == row.id,
                    sa.or_(c.uuid.is_(None), c.migration_type.is_(None)))

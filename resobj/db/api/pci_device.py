@@ -120,7 +120,8 @@ def update(context, device_id, values, expected_status=None):
 def destroy(context, device_id):
     """Soft-delete a device, marking it deleted; return its deleted row."""
     live = (_TABLE.c.id == device_id, _TABLE.c.deleted == 0)
-    context.session.execute(
+    utils.execute(
+        context,
         sa.update(_TABLE).where(*live)
         .values(status=DELETED_STATUS, updated_at=_TABLE.c.updated_at))
     row = utils.soft_delete_row(context, _TABLE, device_id)

@@ -34,7 +34,8 @@ def ensure_sync(context):
     Safe to run from several processes at once: a class another process
     inserted meanwhile is simply there.
     """
-    present = set(context.session.execute(
+    present = set(utils.execute(
+        context,
         sa.select(_TABLE.c.name).where(
             _TABLE.c.id < MIN_CUSTOM_ID)).scalars())
     now = base.utcnow()
@@ -81,7 +82,8 @@ def get(context, rc_id):
 
 
 def _max_custom_id(context):
-    return context.session.execute(
+    return utils.execute(
+        context,
         sa.select(sa.func.max(_TABLE.c.id)).where(
             _TABLE.c.id >= MIN_CUSTOM_ID)).scalar()
 
@@ -128,7 +130,7 @@ def update(context, rc_id, name):
         raise exception.ResourceClassCannotUpdateStandard(
             name=current['name'])
     try:
-        context.session.execute(sa.update(_TABLE).where(
+        utils.execute(context, sa.update(_TABLE).where(
             _TABLE.c.id == rc_id).values(name=name,
                                          updated_at=base.utcnow()))
     except db_exc.DBDuplicateEntry:
@@ -143,7 +145,7 @@ def destroy(context, rc_id):
     if rc_id < MIN_CUSTOM_ID:
         raise exception.ResourceClassCannotDeleteStandard(name=name)
     inventories = inv_models.Inventory.__table__
-    if context.session.execute(sa.select(inventories.c.id).where(
+    if utils.execute(context, sa.select(inventories.c.id).where(
             inventories.c.resource_class_id == rc_id).limit(1)).first():
         raise exception.ResourceClassInUse(name=name)
     try:
@@ -151,7 +153,7 @@ def destroy(context, rc_id):
         # after the check, or an allocation names the class without an
         # inventory (placement leaves allocations unchecked and would
         # orphan them; the schema here does not allow that).
-        context.session.execute(sa.delete(_TABLE).where(
+        utils.execute(context, sa.delete(_TABLE).where(
             _TABLE.c.id == rc_id))
     except db_exc.DBReferenceError:
         raise exception.ResourceClassInUse(name=name)

@@ -90,14 +90,16 @@ def increment_generation(context, provider_id, seen_generation):
     gone) this raises ResourceProviderConcurrentUpdateDetected, and the
     caller's transaction, which this joins, rolls back with it.
     """
-    count = context.session.execute(
+    count = utils.execute(
+        context,
         sa.update(_RP)
         .where(_RP.c.id == provider_id, _RP.c.generation == seen_generation)
         .values(generation=seen_generation + 1, updated_at=base.utcnow())
     ).rowcount
     if count != 1:
         # Only on the failure path: name the provider as users know it.
-        uuid = context.session.execute(
+        uuid = utils.execute(
+            context,
             sa.select(_RP.c.uuid).where(_RP.c.id == provider_id)
         ).scalar()
         raise exception.ResourceProviderConcurrentUpdateDetected(
@@ -141,7 +143,7 @@ def create(context, uuid, name, parent_provider_uuid=None):
         raise exception.InvalidResourceProviderParent(
             uuid=uuid, parent=parent_provider_uuid, reason='no such provider')
     if root_id is None:
-        context.session.execute(sa.update(_RP).where(
+        utils.execute(context, sa.update(_RP).where(
             _RP.c.id == provider_id).values(root_provider_id=provider_id))
     return get(context, provider_id)
 
@@ -154,7 +156,8 @@ def _subtree_ids(context, row):
     supports alike (MySQL cannot update a table from a recursive select
     on itself).
     """
-    pairs = context.session.execute(
+    pairs = utils.execute(
+        context,
         sa.select(_RP.c.id, _RP.c.parent_provider_id).where(
             _RP.c.root_provider_id == row['root_provider_id'])).all()
     children = {}
@@ -206,13 +209,14 @@ def update(context, provider_id, values):
         if root_id != row['root_provider_id']:
             if subtree is None:
                 subtree = _subtree_ids(context, row)
-            context.session.execute(
+            utils.execute(
+                context,
                 sa.update(_RP).where(_RP.c.id.in_(sorted(subtree)))
                 .values(root_provider_id=root_id))
     if changes:
         changes['updated_at'] = base.utcnow()
         try:
-            context.session.execute(sa.update(_RP).where(
+            utils.execute(context, sa.update(_RP).where(
                 _RP.c.id == provider_id).values(changes))
         except db_exc.DBDuplicateEntry:
             raise exception.ResourceProviderExists(
@@ -225,7 +229,7 @@ def update(context, provider_id, values):
 
 
 def _exists(context, stmt):
-    return context.session.execute(stmt.limit(1)).first() is not None
+    return utils.execute(context, stmt.limit(1)).first() is not None
 
 
 @facade.writer
@@ -243,14 +247,14 @@ def destroy(context, provider_id):
             _ALLOC.c.resource_provider_id == provider_id)):
         raise exception.ResourceProviderInUse(uuid=row['uuid'])
     for table in (_INV, _RP_AGG, _RP_TRAIT):
-        context.session.execute(sa.delete(table).where(
+        utils.execute(context, sa.delete(table).where(
             table.c.resource_provider_id == provider_id))
     try:
         # A root references itself; clear that before the row goes, as
         # not every backend checks self-references at statement end.
-        context.session.execute(sa.update(_RP).where(
+        utils.execute(context, sa.update(_RP).where(
             _RP.c.id == provider_id).values(root_provider_id=None))
-        context.session.execute(sa.delete(_RP).where(
+        utils.execute(context, sa.delete(_RP).where(
             _RP.c.id == provider_id))
     except db_exc.DBReferenceError:
         # A child was added after the check above.
@@ -269,7 +273,8 @@ def _ensure_aggregates(context, uuids):
     uuids = sorted(set(uuids))
     if not uuids:
         return {}
-    found = dict(context.session.execute(
+    found = dict(utils.execute(
+        context,
         sa.select(_AGG.c.uuid, _AGG.c.id).where(_AGG.c.uuid.in_(uuids))
     ).all())
     for uuid in uuids:
@@ -279,7 +284,8 @@ def _ensure_aggregates(context, uuids):
             with context.session.begin_nested():
                 found[uuid] = utils.insert(context, _AGG, {'uuid': uuid})
         except db_exc.DBDuplicateEntry:
-            found[uuid] = context.session.execute(
+            found[uuid] = utils.execute(
+                context,
                 sa.select(_AGG.c.id).where(_AGG.c.uuid == uuid)
                 .with_for_update(read=True)).scalar_one()
     return found
@@ -290,18 +296,19 @@ def _replace_links(context, table, column, provider_id, wanted_ids):
 
     Returns whether anything changed.
     """
-    current = set(context.session.execute(
+    current = set(utils.execute(
+        context,
         sa.select(table.c[column]).where(
             table.c.resource_provider_id == provider_id)).scalars())
     wanted = set(wanted_ids)
     removed, added = current - wanted, wanted - current
     if removed:
-        context.session.execute(sa.delete(table).where(
+        utils.execute(context, sa.delete(table).where(
             table.c.resource_provider_id == provider_id,
             table.c[column].in_(sorted(removed))))
     if added:
         now = base.utcnow()
-        context.session.execute(sa.insert(table), [
+        utils.execute(context, sa.insert(table), [
             {'resource_provider_id': provider_id, column: link_id,
              'created_at': now} for link_id in sorted(added)])
     return bool(removed or added)
@@ -328,7 +335,8 @@ def set_aggregates(context, provider_id, aggregate_uuids,
 @facade.reader
 def get_aggregates(context, provider_id):
     """The provider's aggregate uuids, sorted."""
-    return list(context.session.execute(
+    return list(utils.execute(
+        context,
         sa.select(_AGG.c.uuid).select_from(
             _AGG.join(_RP_AGG, _RP_AGG.c.aggregate_id == _AGG.c.id))
         .where(_RP_AGG.c.resource_provider_id == provider_id)
@@ -352,7 +360,8 @@ def set_traits(context, provider_id, seen_generation, trait_names):
 @facade.reader
 def get_traits(context, provider_id):
     """The provider's trait names, sorted."""
-    return list(context.session.execute(
+    return list(utils.execute(
+        context,
         sa.select(_TRAIT.c.name).select_from(
             _TRAIT.join(_RP_TRAIT, _RP_TRAIT.c.trait_id == _TRAIT.c.id))
         .where(_RP_TRAIT.c.resource_provider_id == provider_id)

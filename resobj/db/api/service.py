@@ -86,7 +86,8 @@ def get_minimum_version(context, binaries):
     A binary with no such service maps to 0, which no real service
     reports, so callers comparing against a required version stay safe.
     """
-    rows = context.session.execute(
+    rows = utils.execute(
+        context,
         sa.select(_TABLE.c.binary, sa.func.min(_TABLE.c.version))
         .where(_TABLE.c.binary.in_(list(binaries)),
                _TABLE.c.deleted == 0,

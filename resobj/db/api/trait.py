@@ -39,7 +39,8 @@ def ensure_sync(context):
 
     Safe against a concurrent sync: what it inserted first is skipped.
     """
-    present = set(context.session.execute(
+    present = set(utils.execute(
+        context,
         sa.select(_TABLE.c.name)).scalars())
     now = base.utcnow()
     return utils.insert_missing(context, _TABLE, [
@@ -92,7 +93,7 @@ def create(context, name):
 
 
 def _in_use(context, trait_id):
-    return context.session.execute(sa.select(_RP_TRAITS.c.trait_id).where(
+    return utils.execute(context, sa.select(_RP_TRAITS.c.trait_id).where(
         _RP_TRAITS.c.trait_id == trait_id).limit(1)).first() is not None
 
 
@@ -109,7 +110,7 @@ def destroy(context, name):
     try:
         # The foreign key refuses it if a provider took the trait after
         # the check above.
-        context.session.execute(sa.delete(_TABLE).where(
+        utils.execute(context, sa.delete(_TABLE).where(
             _TABLE.c.id == trait_id))
     except db_exc.DBReferenceError:
         raise exception.TraitInUse(name=name)

@@ -19,6 +19,7 @@ import functools
 
 import sqlalchemy as sa
 
+from resobj.db.api import utils
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
@@ -84,7 +85,8 @@ def get_provider_usages(context, provider_uuid):
     which tells it apart from a missing provider, and carries the
     generation a caller returns with the usages.
     """
-    rows = context.session.execute(
+    rows = utils.execute(
+        context,
         _provider_usage_stmt(), {'uuid': provider_uuid}).all()
     if not rows:
         raise exception.ResourceProviderNotFound(key=provider_uuid)
@@ -186,7 +188,8 @@ def get_all_by_project_user(context, project_id, user_id=None,
         return UNKNOWN_TYPE if raw is None else raw
 
     counts, usages = {}, {}
-    for ctype, rc_name, amount in context.session.execute(
+    for ctype, rc_name, amount in utils.execute(
+            context,
             _project_usage_stmt(user_id is not None, type_filter), values):
         ctype = type_name(ctype)
         if rc_name is None:
@@ -242,7 +245,8 @@ def capacity_report(context):
         .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
         .subquery())
     sharing = _RP.c.id.in_(_sharing_providers())
-    rows = context.session.execute(
+    rows = utils.execute(
+        context,
         sa.select(_RP.c.id, _RP.c.uuid, _RP.c.name,
                   sa.case((sharing, True), else_=False),
                   inventories.c.name, inventories.c.total,
@@ -261,7 +265,8 @@ def capacity_report(context):
     member = _RP_AGG.alias('member')
     sharer_rp = _RP.alias('sharer_rp')
     member_rp = _RP.alias('member_rp')
-    pairs = context.session.execute(
+    pairs = utils.execute(
+        context,
         sa.select(sharer_rp.c.uuid, member_rp.c.uuid).distinct()
         .select_from(
             sharer.join(member, sa.and_(
@@ -283,7 +288,8 @@ def capacity_report(context):
                   sa.func.sum(_INV.c.reserved).label('reserved'),
                   sa.func.sum(sql.capacity()).label('capacity'))
         .group_by(_INV.c.resource_class_id).subquery())
-    totals = context.session.execute(
+    totals = utils.execute(
+        context,
         sa.select(_RC.c.name, per_class.c.total, per_class.c.reserved,
                   per_class.c.capacity,
                   sa.func.coalesce(cloud_usage.c.used, 0))

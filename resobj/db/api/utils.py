@@ -10,6 +10,18 @@ import sqlalchemy as sa
 from resobj.db.models import base
 
 
+def execute(context, statement, params=None):
+    """Run a Core ``statement`` in the caller's transaction.
+
+    On the session's connection rather than through ``Session.execute``,
+    whose ORM execution context (autoflush, ORM options, per-statement
+    events) costs about 30 microseconds a statement and serves nothing
+    here: the DB API builds Core statements only and never adds ORM
+    objects to a session.
+    """
+    return context.session.connection().execute(statement, params)
+
+
 def filter_deleted(context, table, stmt):
     """Apply ``context.read_deleted`` to a select on a soft-delete table.
 
@@ -27,12 +39,12 @@ def filter_deleted(context, table, stmt):
 
 def fetch_one(context, stmt, params=None):
     """The first row of ``stmt`` as a plain dict, or None."""
-    row = context.session.execute(stmt, params).mappings().first()
+    row = execute(context, stmt, params).mappings().first()
     return dict(row) if row is not None else None
 
 
 def fetch_all(context, stmt):
-    return [dict(row) for row in context.session.execute(stmt).mappings()]
+    return [dict(row) for row in execute(context, stmt).mappings()]
 
 
 def soft_delete(context, table, *criteria):
@@ -48,7 +60,7 @@ def soft_delete(context, table, *criteria):
         .values(deleted=table.c.id, deleted_at=base.utcnow(),
                 updated_at=table.c.updated_at)
     )
-    return context.session.execute(stmt).rowcount
+    return execute(context, stmt).rowcount
 
 
 def select(context, table, *criteria):
@@ -72,7 +84,8 @@ def insert(context, table, values):
     """
     values = dict(values)
     values.setdefault('created_at', base.utcnow())
-    return context.session.execute(
+    return execute(
+        context,
         sa.insert(table).values(values)).inserted_primary_key[0]
 
 
@@ -86,7 +99,8 @@ def update_live(context, table, values, *criteria):
     values.setdefault('updated_at', base.utcnow())
     if 'deleted' in table.c:
         criteria = (table.c.deleted == 0,) + criteria
-    return context.session.execute(
+    return execute(
+        context,
         sa.update(table).where(*criteria).values(values)).rowcount
 
 
@@ -108,7 +122,7 @@ def insert_missing(context, table, rows):
         return 0
     try:
         with context.session.begin_nested():
-            context.session.execute(sa.insert(table), rows)
+            execute(context, sa.insert(table), rows)
         return len(rows)
     except db_exc.DBDuplicateEntry:
         pass
@@ -116,7 +130,7 @@ def insert_missing(context, table, rows):
     for row in rows:
         try:
             with context.session.begin_nested():
-                context.session.execute(sa.insert(table).values(row))
+                execute(context, sa.insert(table).values(row))
             added += 1
         except db_exc.DBDuplicateEntry:
             pass
@@ -129,7 +143,8 @@ def ids_by_names(context, table, names, not_found):
     Raises ``not_found(name=...)`` for the first unknown name.
     """
     names = set(names)
-    found = dict(context.session.execute(
+    found = dict(execute(
+        context,
         sa.select(table.c.name, table.c.id).where(
             table.c.name.in_(sorted(names)))).all()) if names else {}
     unknown = sorted(names - set(found))
