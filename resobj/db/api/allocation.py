@@ -38,7 +38,6 @@ import collections
 import sqlalchemy as sa
 
 from resobj.db.api import consumer as consumer_db
-from resobj.db.api import resource_class as rc_db
 from resobj.db.api import utils
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
@@ -258,16 +257,31 @@ def _replace(conn, consumer_ids, rows):
 ANY_GENERATION = '<any>'
 
 
-def _provider_ids(context, uuids):
-    uuids = sorted(set(uuids))
-    found = dict(utils.execute(
-        context,
-        sa.select(_RP.c.uuid, _RP.c.id).where(_RP.c.uuid.in_(uuids))
-    ).all()) if uuids else {}
-    missing = sorted(set(uuids) - set(found))
-    if missing:
-        raise exception.ResourceProviderNotFound(key=missing[0])
-    return found
+_IDS = sa.union_all(
+    sa.select(sa.literal_column("'rp'").label('kind'),
+              _RP.c.uuid.label('key'), _RP.c.id)
+    .where(_RP.c.uuid.in_(sa.bindparam('uuids', expanding=True))),
+    sa.select(sa.literal_column("'rc'"), _RC.c.name, _RC.c.id)
+    .where(_RC.c.name.in_(sa.bindparam('names', expanding=True))))
+
+
+def _ids(context, uuids, names):
+    """({provider uuid: id}, {class name: id}) in one statement.
+
+    ResourceProviderNotFound or ResourceClassNotFound for the first
+    unknown one, providers first.
+    """
+    found = {'rp': {}, 'rc': {}}
+    if uuids or names:
+        for kind, key, row_id in utils.execute(
+                context, _IDS, {'uuids': sorted(set(uuids)),
+                                'names': sorted(set(names))}):
+            found[kind][key] = row_id
+    for uuid in sorted(set(uuids) - set(found['rp'])):
+        raise exception.ResourceProviderNotFound(key=uuid)
+    for name in sorted(set(names) - set(found['rc'])):
+        raise exception.ResourceClassNotFound(name=name)
+    return found['rp'], found['rc']
 
 
 def _ensure_consumer(context, request):
@@ -282,12 +296,16 @@ def _ensure_consumer(context, request):
                      'None; consumer %s' % (expected,
                                             request['consumer_uuid']),
                 generation=expected)
-        project = consumer_db.get_or_create_project(
-            context, request['project_id'])
-        user = consumer_db.get_or_create_user(context, request['user_id'])
-        return consumer_db.create(
-            context, request['consumer_uuid'], project['id'], user['id'],
-            consumer_type=request.get('consumer_type'))
+        project_id, user_id, type_id = consumer_db.owner_ids(
+            context, request['project_id'], request['user_id'],
+            request.get('consumer_type'))
+        # Inserted at the generation this write gives it: the row is new
+        # in this transaction, so nobody can have seen generation 0, and
+        # the compare-and-swap bump is a statement saved.
+        consumer_id = consumer_db.insert(
+            context, request['consumer_uuid'], project_id, user_id,
+            type_id, generation=1)
+        return {'id': consumer_id, 'generation': 1, 'new': True}
     if expected is not ANY_GENERATION and expected != row['generation']:
         raise exception.ConcurrentUpdateDetected(
             what='consumer generation conflict - expected %s but got %s; '
@@ -340,10 +358,9 @@ def replace_all(context, requests):
     when deleted}, {provider uuid: new generation}).
     """
     allocations = [a for r in requests for a in r['allocations']]
-    rp_ids = _provider_ids(
-        context, [a['resource_provider_uuid'] for a in allocations])
-    rc_ids = rc_db.ids_by_names(
-        context, [a['resource_class'] for a in allocations])
+    rp_ids, rc_ids = _ids(
+        context, [a['resource_provider_uuid'] for a in allocations],
+        [a['resource_class'] for a in allocations])
     consumers = {}
     rows = []
     for request in requests:
@@ -355,8 +372,8 @@ def replace_all(context, requests):
     bumped = _replace(context.session.connection(),
                       [c['id'] for c in consumers.values()], rows)
     generations = {
-        uuid: consumer_db.increment_generation(context, c['id'],
-                                               c['generation'])
+        uuid: c['generation'] if c.get('new') else
+        consumer_db.increment_generation(context, c['id'], c['generation'])
         for uuid, c in consumers.items()}
     held = {row[1] for row in rows if row[3] > 0}
     emptied = [c['id'] for c in consumers.values() if c['id'] not in held]

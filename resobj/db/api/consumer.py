@@ -97,6 +97,54 @@ def _type_id(context, name):
 
 
 @functools.cache
+def _owner_ids_stmt():
+    def id_of(table, column, param):
+        return sa.select(table.c.id).where(
+            table.c[column] == sa.bindparam(param)).scalar_subquery()
+    return sa.select(id_of(_PROJECTS, 'external_id', 'project'),
+                     id_of(_USERS, 'external_id', 'user'),
+                     id_of(_TYPES, 'name', 'type'))
+
+
+@facade.writer
+def owner_ids(context, project_external_id, user_external_id,
+              consumer_type=None):
+    """(project id, user id, type id or None) for a new consumer.
+
+    One statement reads the three when they exist, as they do for all
+    but a project's, a user's or a type's first consumer; the missing
+    ones are then created.
+    """
+    project_id, user_id, type_id = utils.execute(
+        context, _owner_ids_stmt(),
+        {'project': project_external_id, 'user': user_external_id,
+         'type': consumer_type}).one()
+    if project_id is None:
+        project_id = get_or_create_project(context,
+                                           project_external_id)['id']
+    if user_id is None:
+        user_id = get_or_create_user(context, user_external_id)['id']
+    if type_id is None and consumer_type is not None:
+        type_id = _type_id(context, consumer_type)
+    return project_id, user_id, type_id
+
+
+@facade.writer
+def insert(context, uuid, project_id, user_id, type_id, generation=0):
+    """Insert a consumer row of known owner ids; return its id.
+
+    For a writer that has the ids already (:func:`owner_ids`) and needs
+    no row back; ConsumerExists if the uuid is taken.
+    """
+    try:
+        return utils.insert(context, _CONSUMERS, {
+            'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+            'consumer_type_id': type_id, 'generation': generation})
+    except db_exc.DBDuplicateEntry:
+        raise exception.ConsumerExists(uuid=uuid)
+
+
+@functools.cache
 def _select_consumers():
     # Built once; callers add their WHERE (which copies the statement).
     return sa.select(

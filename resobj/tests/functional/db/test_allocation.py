@@ -193,3 +193,49 @@ class TestReplaceAllocations(db_base.DBTestCase):
         self.assertEqual(len(moved), len(self._statements(
             self.c1, (self.rp, self.c1, VCPU, 1),
             (other, self.c1, VCPU, 1))))
+
+
+class TestReplaceAllStatements(db_base.DBTestCase):
+    """The statements of one consumer's claim, whatever it holds."""
+
+    def setUp(self):
+        super().setUp()
+        rc_db.ensure_sync(self.context)
+        self.rp = fx.provider(self.context)
+        fx.inventory(self.context, self.rp, VCPU, total=64)
+        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096)
+        self.rp_uuid = fx.uuid(self.context, self.rp)
+
+    def _claim(self, consumer, generation, vcpus=1):
+        request = {
+            'consumer_uuid': consumer, 'project_id': 'p', 'user_id': 'u',
+            'consumer_type': 'INSTANCE', 'generation': generation,
+            'allocations': [
+                {'resource_provider_uuid': self.rp_uuid,
+                 'resource_class': name, 'used': used}
+                for name, used in (('VCPU', vcpus), ('MEMORY_MB', 256))]}
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
+            consumers, _ = alloc_db.replace_all(self.context, [request])
+        return consumers[consumer], [
+            s for s in counter.statements
+            if s.split()[0].upper() not in ('BEGIN', 'COMMIT', 'ROLLBACK',
+                                            'SAVEPOINT', 'RELEASE')]
+
+    def test_new_and_existing_consumers(self):
+        # The project, user and type exist after the first claim.
+        self._claim('00000000-0000-0000-0000-00000000000a', None)
+        # A new consumer: the provider and class ids, the consumer
+        # lookup, the owner ids, the consumer insert (at generation 1),
+        # the read-and-check, the allocation insert, the provider bump.
+        generation, new = self._claim(
+            '00000000-0000-0000-0000-00000000000b', None)
+        self.assertEqual(1, generation)
+        self.assertEqual(7, len(new), new)
+        # Replacing its allocations: no owner ids or consumer insert, but
+        # the delete and the consumer's compare-and-swap.
+        generation, again = self._claim(
+            '00000000-0000-0000-0000-00000000000b', 1, vcpus=2)
+        self.assertEqual(2, generation)
+        self.assertEqual(7, len(again), again)
+        self.assertEqual({'VCPU': 3, 'MEMORY_MB': 512},
+                         fx.usage(self.context, self.rp))
