@@ -45,7 +45,8 @@ class UsageList(base.ObjectListBase, base.ResobjObject):
     #              uuid and get_all_by_project_user(project_id, user_id)
     # Version 1.1: Usage 1.1; get_all_by_project_user takes consumer_type
     # Version 1.2: adds resource_provider_generation, set by
-    #              get_all_by_resource_provider_uuid (dropped below 1.2)
+    #              get_all_by_resource_provider_uuid (dropped below 1.2);
+    #              get_all_by_project_user takes count_consumers
     VERSION = '1.2'
 
     fields = {
@@ -103,15 +104,17 @@ class UsageList(base.ObjectListBase, base.ResobjObject):
     @classmethod
     @base.remotable
     def get_all_by_project_user(cls, context, project_id, user_id=None,
-                                consumer_type=None):
+                                consumer_type=None, count_consumers=True):
         """Usage of a project's (or one user's) consumers.
 
         External ids. ``consumer_type``: None, a name, 'unknown' or 'all'
         (see resobj.db.api.usage.get_all_by_project_user).
+        ``count_consumers=False``: leave ``consumer_count`` unset and
+        skip counting, for a caller that does not report it.
         """
         rows = usage_db.get_all_by_project_user(
             context, project_id, user_id=user_id,
-            consumer_type=consumer_type)
+            consumer_type=consumer_type, count_consumers=count_consumers)
         return base.obj_make_list(context, cls(context), rows)
 
     def as_dict(self):

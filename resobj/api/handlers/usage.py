@@ -33,7 +33,9 @@ def get_total_usages(req):
     usages = usage_obj.UsageList.get_all_by_project_user(
         util.context(req), params['project_id'],
         user_id=params.get('user_id'),
-        consumer_type=params.get('consumer_type'))
+        consumer_type=params.get('consumer_type'),
+        # Consumer counts are reported from 1.38 only.
+        count_consumers=version >= (1, 38))
     if version < (1, 38):
         return util.respond(req, {'usages': usages.as_dict()})
     by_type = {}

@@ -103,7 +103,7 @@ def get_all_by_provider_uuid(context, provider_uuid):
 
 
 @functools.cache
-def _project_usage_stmt(by_user, type_filter):
+def _project_usage_stmt(by_user, type_filter, with_counts=True):
     """Sums per (type id, class id) and consumer counts per type id.
 
     One statement for both: a UNION ALL of the sums over the consumers'
@@ -146,7 +146,8 @@ def _project_usage_stmt(by_user, type_filter):
             _ALLOC.c.consumer_id == _CONSUMERS.c.id).limit(1)
             .scalar_subquery().is_not(None))
         .group_by(type_id))
-    grouped = sa.union_all(sums, counts).subquery('grouped')
+    grouped = (sa.union_all(sums, counts) if with_counts
+               else sums).subquery('grouped')
     return (
         sa.select(_TYPES.c.name, _RC.c.name, grouped.c.amount)
         .select_from(
@@ -156,7 +157,7 @@ def _project_usage_stmt(by_user, type_filter):
 
 @facade.reader
 def get_all_by_project_user(context, project_id, user_id=None,
-                            consumer_type=None):
+                            consumer_type=None, count_consumers=True):
     """Usage of a project's (and a user's) consumers, per class and type.
 
     ``project_id`` and ``user_id`` are external (Keystone) ids.
@@ -166,7 +167,9 @@ def get_all_by_project_user(context, project_id, user_id=None,
 
     Returns [{resource_class, usage, consumer_type, consumer_count}],
     where consumer_count is the number of distinct consumers of that
-    type holding anything, the same on each of the type's rows.
+    type holding anything, the same on each of the type's rows; with
+    ``count_consumers=False`` the rows have no consumer_count and the
+    counting half of the statement is left out.
 
     The counts are per type, not per (type, class) row: a consumer
     holding VCPU and MEMORY_MB counts once. Both come from one statement
@@ -190,16 +193,20 @@ def get_all_by_project_user(context, project_id, user_id=None,
     counts, usages = {}, {}
     for ctype, rc_name, amount in utils.execute(
             context,
-            _project_usage_stmt(user_id is not None, type_filter), values):
+            _project_usage_stmt(user_id is not None, type_filter,
+                                count_consumers), values):
         ctype = type_name(ctype)
         if rc_name is None:
             counts[ctype] = counts.get(ctype, 0) + int(amount)
         else:
             usages[ctype, rc_name] = usages.get((ctype, rc_name), 0) + \
                 int(amount)
-    return [{'resource_class': name, 'usage': used, 'consumer_type': ctype,
-             'consumer_count': counts[ctype]}
+    rows = [{'resource_class': name, 'usage': used, 'consumer_type': ctype}
             for (ctype, name), used in sorted(usages.items())]
+    if count_consumers:
+        for row in rows:
+            row['consumer_count'] = counts[row['consumer_type']]
+    return rows
 
 
 def _sharing_providers():

@@ -103,6 +103,15 @@ class TestUsageByProjectUser(db_base.DBTestCase):
                 (r['usage'], r['consumer_count']) for r in
                 usage_db.get_all_by_project_user(self.context, *args, **kw)}
 
+    def test_without_counts_the_sums_are_the_same(self):
+        rows = usage_db.get_all_by_project_user(self.context, 'p1',
+                                                count_consumers=False)
+        self.assertEqual(
+            {k: usage for k, (usage, _count) in self.get('p1').items()},
+            {(r['consumer_type'], r['resource_class']): r['usage']
+             for r in rows})
+        self.assertFalse(any('consumer_count' in r for r in rows))
+
     def test_project_per_type_counts_consumers_once(self):
         self.assertEqual({
             ('INSTANCE', 'VCPU'): (22, 3),

@@ -49,7 +49,7 @@ object_data = {
     'Trait': '1.1-60212c161dc99d23090398669adb360f',
     'TraitList': '1.1-3f58acb30166a1aa54ca5fe13c565e20',
     'Usage': '1.1-19a105da9b634dfcded86b8e2569d091',
-    'UsageList': '1.2-e69c555f01c4de678d1a10ea23012a3d',
+    'UsageList': '1.2-553edeaf8cd019a374be863337212f43',
     'User': '1.0-d011fd10c01923ebf8c2cb7d69c041c7',
 }
 # END object_data
