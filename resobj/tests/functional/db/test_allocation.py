@@ -125,8 +125,8 @@ class TestReplaceAllocations(db_base.DBTestCase):
         real = alloc_db._snapshot
         calls = []
 
-        def stale(conn, consumer_ids, rows):
-            providers, held = real(conn, consumer_ids, rows)
+        def stale(conn, consumer_ids, rows, fresh=False):
+            providers, held = real(conn, consumer_ids, rows, fresh)
             calls.append(rp_id)
             if len(calls) <= times:
                 uuid, generation = providers[rp_id]
@@ -238,4 +238,13 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self.assertEqual(2, generation)
         self.assertEqual(7, len(again), again)
         self.assertEqual({'VCPU': 3, 'MEMORY_MB': 512},
+                         fx.usage(self.context, self.rp))
+
+    def test_new_consumer_is_checked_against_what_others_hold(self):
+        self._claim('00000000-0000-0000-0000-00000000000a', None, vcpus=60)
+        self.assertRaises(exception.InvalidAllocationCapacityExceeded,
+                          self._claim,
+                          '00000000-0000-0000-0000-00000000000b', None,
+                          vcpus=5)
+        self.assertEqual({'VCPU': 60, 'MEMORY_MB': 256},
                          fx.usage(self.context, self.rp))
