@@ -208,11 +208,43 @@ def anchor_roots(request_shape, served=False, blind=False):
 
 
 @functools.lru_cache(maxsize=1)
+def names_and_sharing():
+    """Rows (kind, name, id, root id) of what every search starts from.
+
+    Kind ``'rc'``: the id of each class in ``:classes``; ``'trait'``:
+    of each trait in ``:traits``; ``'served'``: (no name) a sharing
+    provider's id and the root id of a provider it shares with, for
+    every provider with the trait named ``:sharing_trait``. One
+    statement instead of three.
+    """
+    def no(type_):
+        return sa.cast(sa.null(), type_)
+    classes = sa.select(
+        sa.literal_column("'rc'").label('kind'), RC.c.name.label('name'),
+        RC.c.id.label('id'), no(sa.Integer).label('root_id'),
+    ).where(RC.c.name.in_(sa.bindparam('classes', expanding=True)))
+    traits = sa.select(
+        sa.literal_column("'trait'"), TRAIT.c.name, TRAIT.c.id,
+        no(sa.Integer),
+    ).where(TRAIT.c.name.in_(sa.bindparam('traits', expanding=True)))
+    sharing_id = sa.select(TRAIT.c.id).where(
+        TRAIT.c.name == sa.bindparam('sharing_trait')).scalar_subquery()
+    served = _served_roots(sharing_id).subquery('served')
+    return sa.union_all(classes, traits, sa.select(
+        sa.literal_column("'served'"), no(TRAIT.c.name.type),
+        served.c[0], served.c[1]))
+
+
+@functools.lru_cache(maxsize=1)
 def served_roots():
     """(sharing provider id, root id of a provider it shares with).
 
     For every provider with the trait ``:sharing_id``.
     """
+    return _served_roots(_int('sharing_id'))
+
+
+def _served_roots(sharing_id):
     sharer = sql.RP_AGG.alias('sharer')
     member = sql.RP_AGG.alias('member')
     member_rp = sql.RP.alias('member_rp')
@@ -225,7 +257,7 @@ def served_roots():
                       member_rp.c.id == member.c.resource_provider_id))
             .where(sharer.c.resource_provider_id.in_(
                 sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
-                    sql.RP_TRAIT.c.trait_id == _int('sharing_id')))))
+                    sql.RP_TRAIT.c.trait_id == sharing_id))))
 
 
 @functools.lru_cache(maxsize=2)
@@ -238,46 +270,44 @@ def trait_links(big=False):
 
 
 @functools.lru_cache(maxsize=2)
-def summary_providers(big=False):
-    """(id, uuid, parent id, root id) of the providers in ``:roots``' trees.
+def summary_rows(big=False):
+    """Every provider of ``:roots``' trees with each of its inventories.
 
-    A parent and a root are in the same tree as their child, so the rows
-    themselves name them: no self-joins.
+    Rows (id, uuid, parent id, root id, class name, capacity, used), by
+    provider id; a provider without inventory has one row with no
+    class. A parent and a root are in the same tree as their child, so
+    the rows themselves name them: no self-joins.
     """
-    rp = sql.RP
-    return (sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
-                      rp.c.root_provider_id)
-            .where(rp.c.root_provider_id.in_(_list('roots', big)))
-            .order_by(rp.c.id))
-
-
-@functools.lru_cache(maxsize=2)
-def summary_inventories(big=False):
-    """(rp_id, class name, capacity, used) of the providers ``:ids``."""
-    alloc, inv = sql.ALLOC, sql.INV
+    alloc, inv, rp = sql.ALLOC, sql.INV, sql.RP
+    roots = _list('roots', big)
     usage = (
         sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
                   sa.func.sum(alloc.c.used).label('used'))
-        .where(alloc.c.resource_provider_id.in_(_list('ids', big)))
+        .where(alloc.c.resource_provider_id.in_(
+            sa.select(rp.c.id).where(rp.c.root_provider_id.in_(roots))))
         .group_by(alloc.c.resource_provider_id,
                   alloc.c.resource_class_id).subquery())
-    return (sa.select(inv.c.resource_provider_id, RC.c.name, sql.capacity(),
+    return (sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
+                      rp.c.root_provider_id, RC.c.name, sql.capacity(),
                       sa.func.coalesce(usage.c.used, 0))
             .select_from(
-                inv.join(RC, RC.c.id == inv.c.resource_class_id)
+                rp.outerjoin(inv, inv.c.resource_provider_id == rp.c.id)
+                .outerjoin(RC, RC.c.id == inv.c.resource_class_id)
                 .outerjoin(usage, sa.and_(
                     usage.c.resource_provider_id ==
                     inv.c.resource_provider_id,
                     usage.c.resource_class_id == inv.c.resource_class_id)))
-            .where(inv.c.resource_provider_id.in_(_list('ids', big))))
+            .where(rp.c.root_provider_id.in_(roots))
+            .order_by(rp.c.id))
 
 
 @functools.lru_cache(maxsize=2)
 def summary_traits(big=False):
-    """(rp_id, trait name) of the providers ``:ids``, by name."""
-    rp_trait = sql.RP_TRAIT
+    """(rp_id, trait name) of the providers of ``:roots``' trees, by name."""
+    rp_trait, rp = sql.RP_TRAIT, sql.RP
     return (sa.select(rp_trait.c.resource_provider_id, TRAIT.c.name)
-            .select_from(rp_trait.join(
-                TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
-            .where(rp_trait.c.resource_provider_id.in_(_list('ids', big)))
+            .select_from(
+                rp_trait.join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id)
+                .join(rp, rp.c.id == rp_trait.c.resource_provider_id))
+            .where(rp.c.root_provider_id.in_(_list('roots', big)))
             .order_by(TRAIT.c.name))

@@ -3,23 +3,25 @@
 Everything runs in one reader transaction and a fixed number of
 statements, whatever the number of providers or candidates:
 
-1. the requested class and trait names to ids (with the sharing trait),
-   and the roots of ``in_tree`` providers;
-2. the roots each sharing provider serves (a handful of rows);
+1. one statement for the requested class and trait names to ids (with
+   the sharing trait) and the roots each sharing provider serves (a
+   handful of rows); one more for the roots of ``in_tree`` providers,
+   if any;
+2. (with a limit) the first candidate roots, see below;
 3. one UNION ALL over every (group, class) pair: the providers with room
    for the amount, already filtered by the group's aggregates, tree and
    per-provider traits, with their root, capacity, usage and max_unit;
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
-5. once the requests are chosen, three queries for the summaries of
-   the trees they use.
+5. once the requests are chosen, two queries for the summaries of
+   the trees they use (providers with their inventories, and traits).
 
 Between 4 and 5 the candidates are combined in Python, per tree root
 ("anchor") in root id order, stopping at ``limit``: only the requests
 returned are built, and only their trees are summarised. With a limit,
-step 3 is preceded by a query for the first candidate roots (EXISTS
-tests the database stops after ``limit`` roots) and reads those trees
-only; a wider window follows only if those roots gave too few requests.
+step 2 asks for the first candidate roots (EXISTS tests the database
+stops after ``limit`` roots) and step 3 reads those trees only; a wider
+window follows only if those roots gave too few requests.
 
 Group specs are plain dicts (see :func:`get_candidates`); results are
 plain dicts, lists and tuples of uuids and names.
@@ -30,32 +32,42 @@ import itertools
 
 import sqlalchemy as sa
 
-from resobj.db.api import resource_class as rc_db
 from resobj.db.api import utils
 from resobj.db import candidate_sql as csql
 from resobj.db import facade
-from resobj.db.models import trait as trait_models
 from resobj.db import provider_sql as sql
 from resobj import exception
 
-_TRAIT = trait_models.Trait.__table__
 
 # One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
 # providers it uses, sorted.
 _Part = collections.namedtuple('_Part', 'items providers')
 
 
-def _trait_ids(context, names):
-    """{name: id} for ``names`` and the sharing trait, in one query."""
-    wanted = set(names) | {sql.SHARING_TRAIT}
-    found = dict(utils.execute(
-        context,
-        sa.select(_TRAIT.c.name, _TRAIT.c.id).where(
-            _TRAIT.c.name.in_(sorted(wanted)))).all())
-    unknown = sorted(set(names) - set(found))
-    if unknown:
-        raise exception.TraitNotFound(name=unknown[0])
-    return found
+def _names_and_sharing(context, class_names, trait_names):
+    """({class: id}, {trait: id}, {sharer id: {root ids it serves}}).
+
+    One statement (``candidate_sql.names_and_sharing``). The traits
+    include the sharing trait. Unknown classes raise
+    ResourceClassNotFound, then unknown traits TraitNotFound, each
+    naming the first.
+    """
+    found = {'rc': {}, 'trait': {}}
+    served = collections.defaultdict(set)
+    for kind, name, row_id, root_id in utils.execute(
+            context, csql.names_and_sharing(),
+            {'classes': sorted(class_names),
+             'traits': sorted(set(trait_names) | {sql.SHARING_TRAIT}),
+             'sharing_trait': sql.SHARING_TRAIT}):
+        if kind == 'served':
+            served[row_id].add(root_id)
+        else:
+            found[kind][name] = row_id
+    for name in sorted(set(class_names) - set(found['rc'])):
+        raise exception.ResourceClassNotFound(name=name)
+    for name in sorted(set(trait_names) - set(found['trait'])):
+        raise exception.TraitNotFound(name=name)
+    return found['rc'], found['trait'], served
 
 
 def _tree_roots(context, uuids):
@@ -74,21 +86,6 @@ def _tree_roots(context, uuids):
 
 def _big(ids):
     return len(ids) > csql.MAX_BOUND_IDS
-
-
-def _served_roots(context, sharing_id):
-    """{sharing provider id: root ids of the providers it shares with}.
-
-    Every provider with the sharing trait, whatever it offers: a handful
-    of rows in any real cloud, read once per request.
-    """
-    served = collections.defaultdict(set)
-    if sharing_id is not None:
-        for sharer_id, root_id in utils.execute(
-                context,
-                csql.served_roots(), {'sharing_id': sharing_id}):
-            served[sharer_id].add(root_id)
-    return served
 
 
 def _anchor_roots(context, request, after, count):
@@ -322,29 +319,27 @@ class _Search:
 def _summaries(context, root_ids):
     """Summaries of every provider in the trees of ``root_ids``.
 
-    Three queries: providers, inventories with capacity and usage,
-    traits. Returns {uuid: summary dict}.
+    Two queries: providers with their inventories' capacity and usage,
+    and traits. Returns {uuid: summary dict}.
     """
-    providers = utils.execute(
-        context,
-        csql.summary_providers(_big(root_ids)),
-        {'roots': sorted(root_ids)}).all()
-    uuids = {rp_id: uuid for rp_id, uuid, _parent, _root in providers}
-    summaries = {uuid: {'resources': {}, 'traits': [],
-                        'parent_provider_uuid': uuids.get(parent_id),
-                        'root_provider_uuid': uuids[root_id]}
-                 for _id, uuid, parent_id, root_id in providers}
-    ids = {'ids': sorted(uuids)}
-    big = _big(uuids)
-    for batch in utils.execute(
-            context,
-            csql.summary_inventories(big), ids).partitions(1000):
-        for rp_id, name, capacity, used in batch:
-            summaries[uuids[rp_id]]['resources'][name] = (int(capacity),
-                                                          int(used))
+    values = {'roots': sorted(root_ids)}
+    big = _big(root_ids)
+    rows = utils.execute(context, csql.summary_rows(big), values).all()
+    uuids = {row[0]: row[1] for row in rows}
+    summaries = {}
+    by_id = {}
+    for rp_id, uuid, parent_id, root_id, name, capacity, used in rows:
+        summary = by_id.get(rp_id)
+        if summary is None:
+            summary = by_id[rp_id] = summaries[uuid] = {
+                'resources': {}, 'traits': [],
+                'parent_provider_uuid': uuids.get(parent_id),
+                'root_provider_uuid': uuids[root_id]}
+        if name is not None:
+            summary['resources'][name] = (int(capacity), int(used))
     for rp_id, name in utils.execute(context, csql.summary_traits(big),
-                                     ids):
-        summaries[uuids[rp_id]]['traits'].append(name)
+                                     values):
+        by_id[rp_id]['traits'].append(name)
     return summaries
 
 
@@ -406,11 +401,10 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     ResourceClassNotFound, unknown traits TraitNotFound, an unknown
     ``in_tree`` provider ResourceProviderNotFound.
     """
-    rc_ids = rc_db.ids_by_names(
-        context, set().union(*(g['resources'] for g in groups)))
-    trait_ids = _trait_ids(context, set().union(
-        *(set(g['forbidden_traits']).union(*g['required_traits'])
-          for g in groups)))
+    rc_ids, trait_ids, served = _names_and_sharing(
+        context, set().union(*(g['resources'] for g in groups)),
+        set().union(*(set(g['forbidden_traits']).union(*g['required_traits'])
+                      for g in groups)))
     tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
                                        if g['in_tree'] is not None})
     groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
@@ -418,8 +412,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
               for g in groups]
     request = _Request(
         context, groups, trait_ids, tree_roots,
-        {rc_id: name for name, rc_id in rc_ids.items()},
-        _served_roots(context, trait_ids.get(sql.SHARING_TRAIT)))
+        {rc_id: name for name, rc_id in rc_ids.items()}, served)
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is not None and limit > csql.MAX_LIMIT:
