@@ -282,35 +282,56 @@ def _replace(conn, consumer_ids, rows, fresh=False):
 ANY_GENERATION = '<any>'
 
 
-_IDS = sa.union_all(
-    sa.select(sa.literal_column("'rp'").label('kind'),
-              _RP.c.uuid.label('key'), _RP.c.id)
-    .where(_RP.c.uuid.in_(sa.bindparam('uuids', expanding=True))),
-    sa.select(sa.literal_column("'rc'"), _RC.c.name, _RC.c.id)
-    .where(_RC.c.name.in_(sa.bindparam('names', expanding=True))))
+def _ids_query():
+    def ids(kind, column, param):
+        return sa.select(sa.literal_column("'%s'" % kind), column,
+                         column.table.c.id).where(
+            column.in_(sa.bindparam(param, expanding=True)))
+    return sa.union_all(
+        ids('rp', _RP.c.uuid, 'uuids'), ids('rc', _RC.c.name, 'names'),
+        # The owners of a new consumer: known for all but the first
+        # consumer of a project, user or type, and then read here for
+        # free rather than by a statement of their own.
+        ids('project', _PROJECT.c.external_id, 'projects'),
+        ids('user', _USER.c.external_id, 'users'),
+        ids('type', _TYPE.c.name, 'types'))
 
 
-def _ids(context, uuids, names):
-    """({provider uuid: id}, {class name: id}) in one statement.
+_IDS = _ids_query()
 
-    ResourceProviderNotFound or ResourceClassNotFound for the first
-    unknown one, providers first.
+
+def _ids(context, requests):
+    """The ids a write of ``requests`` needs, in one statement.
+
+    Returns {'rp': {uuid: id}, 'rc': {name: id}, 'project': {external id:
+    id}, 'user': {...}, 'type': {name: id}}. ResourceProviderNotFound or
+    ResourceClassNotFound for the first unknown provider or class,
+    providers first; unknown owners are left out (a new consumer's are
+    created).
     """
-    found = {'rp': {}, 'rc': {}}
-    if uuids or names:
-        for kind, key, row_id in utils.execute(
-                context, _IDS, {'uuids': sorted(set(uuids)),
-                                'names': sorted(set(names))}):
-            found[kind][key] = row_id
-    for uuid in sorted(set(uuids) - set(found['rp'])):
+    allocations = [a for r in requests for a in r['allocations']]
+    uuids = {a['resource_provider_uuid'] for a in allocations}
+    names = {a['resource_class'] for a in allocations}
+    found = {'rp': {}, 'rc': {}, 'project': {}, 'user': {}, 'type': {}}
+    for kind, key, row_id in utils.execute(context, _IDS, {
+            'uuids': sorted(uuids), 'names': sorted(names),
+            'projects': sorted({r['project_id'] for r in requests}),
+            'users': sorted({r['user_id'] for r in requests}),
+            'types': sorted({r['consumer_type'] for r in requests
+                             if r.get('consumer_type') is not None})}):
+        found[kind][key] = row_id
+    for uuid in sorted(uuids - set(found['rp'])):
         raise exception.ResourceProviderNotFound(key=uuid)
-    for name in sorted(set(names) - set(found['rc'])):
+    for name in sorted(names - set(found['rc'])):
         raise exception.ResourceClassNotFound(name=name)
-    return found['rp'], found['rc']
+    return found
 
 
-def _ensure_consumer(context, request):
-    """The consumer row for ``request``, created or checked; its dict."""
+def _ensure_consumer(context, request, ids):
+    """The consumer row for ``request``, created or checked; its dict.
+
+    ``ids``: what :func:`_ids` found.
+    """
     expected = request.get('generation', ANY_GENERATION)
     try:
         row = consumer_db.get_by_uuid(context, request['consumer_uuid'])
@@ -321,9 +342,15 @@ def _ensure_consumer(context, request):
                      'None; consumer %s' % (expected,
                                             request['consumer_uuid']),
                 generation=expected)
-        project_id, user_id, type_id = consumer_db.owner_ids(
-            context, request['project_id'], request['user_id'],
-            request.get('consumer_type'))
+        consumer_type = request.get('consumer_type')
+        project_id = ids['project'].get(request['project_id'])
+        user_id = ids['user'].get(request['user_id'])
+        type_id = ids['type'].get(consumer_type)
+        if project_id is None or user_id is None or (
+                consumer_type is not None and type_id is None):
+            project_id, user_id, type_id = consumer_db.owner_ids(
+                context, request['project_id'], request['user_id'],
+                consumer_type)
         # Inserted at the generation this write gives it: the row is new
         # in this transaction, so nobody can have seen generation 0, and
         # the compare-and-swap bump is a statement saved.
@@ -382,14 +409,12 @@ def replace_all(context, requests):
     (``max_retries=``). Returns ({consumer uuid: new generation, or None
     when deleted}, {provider uuid: new generation}).
     """
-    allocations = [a for r in requests for a in r['allocations']]
-    rp_ids, rc_ids = _ids(
-        context, [a['resource_provider_uuid'] for a in allocations],
-        [a['resource_class'] for a in allocations])
+    ids = _ids(context, requests)
+    rp_ids, rc_ids = ids['rp'], ids['rc']
     consumers = {}
     rows = []
     for request in requests:
-        consumer = _ensure_consumer(context, request)
+        consumer = _ensure_consumer(context, request, ids)
         consumers[request['consumer_uuid']] = consumer
         rows += [(rp_ids[a['resource_provider_uuid']], consumer['id'],
                   rc_ids[a['resource_class']], a['used'])
