@@ -294,7 +294,9 @@ def _ids_query():
         # free rather than by a statement of their own.
         ids('project', _PROJECT.c.external_id, 'projects'),
         ids('user', _USER.c.external_id, 'users'),
-        ids('type', _TYPE.c.name, 'types'))
+        ids('type', _TYPE.c.name, 'types'),
+        # Which consumers exist: a new one needs no lookup.
+        ids('consumer', _CONSUMER.c.uuid, 'consumers'))
 
 
 _IDS = _ids_query()
@@ -304,7 +306,8 @@ def _ids(context, requests):
     """The ids a write of ``requests`` needs, in one statement.
 
     Returns {'rp': {uuid: id}, 'rc': {name: id}, 'project': {external id:
-    id}, 'user': {...}, 'type': {name: id}}. ResourceProviderNotFound or
+    id}, 'user': {...}, 'type': {name: id}, 'consumer': {uuid: id}}.
+    ResourceProviderNotFound or
     ResourceClassNotFound for the first unknown provider or class,
     providers first; unknown owners are left out (a new consumer's are
     created).
@@ -312,13 +315,15 @@ def _ids(context, requests):
     allocations = [a for r in requests for a in r['allocations']]
     uuids = {a['resource_provider_uuid'] for a in allocations}
     names = {a['resource_class'] for a in allocations}
-    found = {'rp': {}, 'rc': {}, 'project': {}, 'user': {}, 'type': {}}
+    found = {'rp': {}, 'rc': {}, 'project': {}, 'user': {}, 'type': {},
+             'consumer': {}}
     for kind, key, row_id in utils.execute(context, _IDS, {
             'uuids': sorted(uuids), 'names': sorted(names),
             'projects': sorted({r['project_id'] for r in requests}),
             'users': sorted({r['user_id'] for r in requests}),
             'types': sorted({r['consumer_type'] for r in requests
-                             if r.get('consumer_type') is not None})}):
+                             if r.get('consumer_type') is not None}),
+            'consumers': sorted({r['consumer_uuid'] for r in requests})}):
         found[kind][key] = row_id
     for uuid in sorted(uuids - set(found['rp'])):
         raise exception.ResourceProviderNotFound(key=uuid)
@@ -334,6 +339,10 @@ def _ensure_consumer(context, request, ids):
     """
     expected = request.get('generation', ANY_GENERATION)
     try:
+        if request['consumer_uuid'] not in ids['consumer']:
+            # Known absent from the ids statement: no lookup. A consumer
+            # created concurrently since is caught by the insert below.
+            raise exception.ConsumerNotFound(key=request['consumer_uuid'])
         row = consumer_db.get_by_uuid(context, request['consumer_uuid'])
     except exception.ConsumerNotFound:
         if expected not in (None, ANY_GENERATION):

@@ -224,15 +224,15 @@ class TestReplaceAllStatements(db_base.DBTestCase):
     def test_new_and_existing_consumers(self):
         # The project, user and type exist after the first claim.
         self._claim('00000000-0000-0000-0000-00000000000a', None)
-        # A new consumer: the provider, class and owner ids, the consumer
-        # lookup, the consumer insert (at generation 1), the
+        # A new consumer: the provider, class and owner ids with whether
+        # the consumer exists, the consumer insert (at generation 1), the
         # read-and-check, the allocation insert, the provider bump.
         generation, new = self._claim(
             '00000000-0000-0000-0000-00000000000b', None)
         self.assertEqual(1, generation)
-        self.assertEqual(6, len(new), new)
-        # Replacing its allocations: no consumer insert, but the delete
-        # and the consumer's compare-and-swap.
+        self.assertEqual(5, len(new), new)
+        # Replacing its allocations: the consumer's lookup, the delete
+        # and its compare-and-swap, and no insert of it.
         generation, again = self._claim(
             '00000000-0000-0000-0000-00000000000b', 1, vcpus=2)
         self.assertEqual(2, generation)
