@@ -6,11 +6,19 @@
 #
 #     sphinx-build -W -b html releasenotes/source releasenotes/build/html
 
+import os
+import sys
+
 project = 'resobj release notes'
 copyright = 'resobj developers'
 author = 'resobj developers'
 
+# reno_merges: see its docstring (a reno scanner bug with merges).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '../../doc/source/_ext'))
+
 extensions = [
+    'reno_merges',
     'reno.sphinxext',
 ]
 
