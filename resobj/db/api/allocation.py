@@ -363,9 +363,19 @@ def _ensure_consumer(context, request, ids):
         # Inserted at the generation this write gives it: the row is new
         # in this transaction, so nobody can have seen generation 0, and
         # the compare-and-swap bump is a statement saved.
-        consumer_id = consumer_db.insert(
-            context, request['consumer_uuid'], project_id, user_id,
-            type_id, generation=1)
+        try:
+            consumer_id = consumer_db.insert(
+                context, request['consumer_uuid'], project_id, user_id,
+                type_id, generation=1)
+        except exception.ConsumerExists:
+            # Another request created it since this one looked: the
+            # caller's "new consumer" view is stale, which clients retry
+            # on (placement answers this race the same way).
+            raise exception.ConcurrentUpdateDetected(
+                what='consumer generation conflict - expected None but '
+                     'the consumer %s was created concurrently'
+                     % request['consumer_uuid'],
+                generation=None)
         return {'id': consumer_id, 'generation': 1, 'new': True}
     if expected is not ANY_GENERATION and expected != row['generation']:
         raise exception.ConcurrentUpdateDetected(

@@ -248,3 +248,20 @@ class TestReplaceAllStatements(db_base.DBTestCase):
                           vcpus=5)
         self.assertEqual({'VCPU': 60, 'MEMORY_MB': 256},
                          fx.usage(self.context, self.rp))
+
+    def test_consumer_created_concurrently_is_a_generation_conflict(self):
+        consumer = '00000000-0000-0000-0000-00000000000c'
+        self._claim(consumer, None)
+        real = alloc_db._ids
+
+        def before_it_existed(context, requests):
+            found = real(context, requests)
+            found['consumer'] = {}
+            return found
+        self.useFixture(fixtures.MockPatchObject(
+            alloc_db, '_ids', before_it_existed))
+        exc = self.assertRaises(exception.ConcurrentUpdateDetected,
+                                self._claim, consumer, None, vcpus=2)
+        self.assertIn('consumer generation conflict', str(exc))
+        self.assertEqual({'VCPU': 1, 'MEMORY_MB': 256},
+                         fx.usage(self.context, self.rp))
