@@ -235,16 +235,11 @@ def names_and_sharing():
         served.c[0], served.c[1]))
 
 
-@functools.lru_cache(maxsize=1)
-def served_roots():
+def _served_roots(sharing_id):
     """(sharing provider id, root id of a provider it shares with).
 
-    For every provider with the trait ``:sharing_id``.
+    For every provider with the trait ``sharing_id`` (an expression).
     """
-    return _served_roots(_int('sharing_id'))
-
-
-def _served_roots(sharing_id):
     sharer = sql.RP_AGG.alias('sharer')
     member = sql.RP_AGG.alias('member')
     member_rp = sql.RP.alias('member_rp')
