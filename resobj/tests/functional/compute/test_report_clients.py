@@ -116,20 +116,7 @@ class ReportClientContract:
     def test_set_inventory_retries_a_generation_conflict(self):
         uuid = self._node()
         real = self.client.get_inventory
-        calls = []
-
-        def racing(provider):
-            result = real(provider)
-            if not calls:
-                # Another writer bumps the generation after our read.
-                objects.ResourceProvider.get_by_uuid(
-                    self.context, provider).increment_generation()
-            calls.append(provider)
-            return result
-
-        # Instance attribute: set_inventory's self.get_inventory finds it.
-        self.client.get_inventory = racing
-        self.addCleanup(delattr, self.client, 'get_inventory')
+        calls = self._race_once('get_inventory')
         inventory = dict(real(uuid)[1])
         inventory['VCPU'] = dict(inventory['VCPU'], total=4, max_unit=4)
         self.assertTrue(self.client.set_inventory(uuid, inventory))
