@@ -351,15 +351,9 @@ def _ensure_consumer(context, request, ids):
                      'None; consumer %s' % (expected,
                                             request['consumer_uuid']),
                 generation=expected)
-        consumer_type = request.get('consumer_type')
-        project_id = ids['project'].get(request['project_id'])
-        user_id = ids['user'].get(request['user_id'])
-        type_id = ids['type'].get(consumer_type)
-        if project_id is None or user_id is None or (
-                consumer_type is not None and type_id is None):
-            project_id, user_id, type_id = consumer_db.owner_ids(
-                context, request['project_id'], request['user_id'],
-                consumer_type)
+        project_id, user_id, type_id = consumer_db.owner_ids(
+            context, request['project_id'], request['user_id'],
+            request.get('consumer_type'), known=ids)
         # Inserted at the generation this write gives it: the row is new
         # in this transaction, so nobody can have seen generation 0, and
         # the compare-and-swap bump is a statement saved.

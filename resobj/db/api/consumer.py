@@ -96,35 +96,29 @@ def _type_id(context, name):
     return _get_or_create(context, _TYPES, 'name', name)['id']
 
 
-@functools.cache
-def _owner_ids_stmt():
-    def id_of(table, column, param):
-        return sa.select(table.c.id).where(
-            table.c[column] == sa.bindparam(param)).scalar_subquery()
-    return sa.select(id_of(_PROJECTS, 'external_id', 'project'),
-                     id_of(_USERS, 'external_id', 'user'),
-                     id_of(_TYPES, 'name', 'type'))
-
-
 @facade.writer
 def owner_ids(context, project_external_id, user_external_id,
-              consumer_type=None):
+              consumer_type=None, known=None):
     """(project id, user id, type id or None) for a new consumer.
 
-    One statement reads the three when they exist, as they do for all
-    but a project's, a user's or a type's first consumer; the missing
-    ones are then created.
+    ``known``: {'project': {external id: id}, 'user': {...}, 'type':
+    {name: id}} read already by the caller; the others are looked up
+    and created if new.
     """
-    project_id, user_id, type_id = utils.execute(
-        context, _owner_ids_stmt(),
-        {'project': project_external_id, 'user': user_external_id,
-         'type': consumer_type}).one()
+    known = known or {}
+
+    def known_id(kind, key):
+        return known.get(kind, {}).get(key)
+
+    project_id = known_id('project', project_external_id)
     if project_id is None:
         project_id = get_or_create_project(context,
                                            project_external_id)['id']
+    user_id = known_id('user', user_external_id)
     if user_id is None:
         user_id = get_or_create_user(context, user_external_id)['id']
-    if type_id is None and consumer_type is not None:
+    type_id = known_id('type', consumer_type)
+    if type_id is None:
         type_id = _type_id(context, consumer_type)
     return project_id, user_id, type_id
 
@@ -181,13 +175,8 @@ def get_by_uuid(context, uuid):
 @facade.writer
 def create(context, uuid, project_id, user_id, consumer_type=None):
     """Insert a consumer at generation 0; the type is created if new."""
-    values = {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
-              'consumer_type_id': _type_id(context, consumer_type),
-              'generation': 0}
-    try:
-        utils.insert(context, _CONSUMERS, values)
-    except db_exc.DBDuplicateEntry:
-        raise exception.ConsumerExists(uuid=uuid)
+    insert(context, uuid, project_id, user_id,
+           _type_id(context, consumer_type))
     return _get_by_uuid(context, uuid)
 
 
