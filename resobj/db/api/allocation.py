@@ -68,10 +68,7 @@ def _snapshot_query(fresh=False):
     nothing, so their rows need not be looked for: a simpler statement,
     which PostgreSQL plans in a fraction of the time.
     """
-    consumer_ids = sa.bindparam('consumer_ids', expanding=True)
     rp_ids = sa.bindparam('rp_ids', expanding=True)
-    held = (sa.select(_ALLOC.c.resource_provider_id)
-            .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
     usage = (
         sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                   sa.func.sum(_ALLOC.c.used).label('used'))
@@ -98,6 +95,9 @@ def _snapshot_query(fresh=False):
                     usage.c.resource_class_id ==
                     _INV.c.resource_class_id)))
             .where(_RP.c.id.in_(rp_ids)))
+    consumer_ids = sa.bindparam('consumer_ids', expanding=True)
+    held = (sa.select(_ALLOC.c.resource_provider_id)
+            .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
     # Two ways in, each on an index: a UNION rather than an OR, which
     # PostgreSQL could only answer by scanning every provider.
     involved = sa.union(

@@ -177,9 +177,10 @@ def get_all_by_project_user(context, project_id, user_id=None,
     merged here, where an untyped consumer and a type literally named
     'unknown' become one group, as in placement.
     """
-    if consumer_type in (None, ALL_TYPES, UNKNOWN_TYPE):
-        type_filter = consumer_type if consumer_type == UNKNOWN_TYPE \
-            else None
+    if consumer_type in (None, ALL_TYPES):
+        type_filter = None
+    elif consumer_type == UNKNOWN_TYPE:
+        type_filter = UNKNOWN_TYPE
     else:
         type_filter = 'named'
     values = {'project_id': project_id, 'user_id': user_id,
