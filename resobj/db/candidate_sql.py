@@ -219,20 +219,14 @@ def names_and_sharing():
     """
     def no(type_):
         return sa.cast(sa.null(), type_)
-    classes = sa.select(
-        sa.literal_column("'rc'").label('kind'), RC.c.name.label('name'),
-        RC.c.id.label('id'), no(sa.Integer).label('root_id'),
-    ).where(RC.c.name.in_(sa.bindparam('classes', expanding=True)))
-    traits = sa.select(
-        sa.literal_column("'trait'"), TRAIT.c.name, TRAIT.c.id,
-        no(sa.Integer),
-    ).where(TRAIT.c.name.in_(sa.bindparam('traits', expanding=True)))
     sharing_id = sa.select(TRAIT.c.id).where(
         TRAIT.c.name == sa.bindparam('sharing_trait')).scalar_subquery()
     served = _served_roots(sharing_id).subquery('served')
-    return sa.union_all(classes, traits, sa.select(
-        sa.literal_column("'served'"), no(TRAIT.c.name.type),
-        served.c[0], served.c[1]))
+    return sa.union_all(
+        sql.ids_of('rc', RC.c.name, 'classes', no(sa.Integer)),
+        sql.ids_of('trait', TRAIT.c.name, 'traits', no(sa.Integer)),
+        sa.select(sa.literal_column("'served'"), no(TRAIT.c.name.type),
+                  served.c[0], served.c[1]))
 
 
 def _served_roots(sharing_id):

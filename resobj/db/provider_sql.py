@@ -4,7 +4,8 @@ Plain SQLAlchemy Core expressions over the provider tables: no context,
 no session, nothing runs here. ``resobj.db.api.resource_provider``
 (provider filters), ``usage`` (capacity figures) and
 ``allocation_candidate`` (the candidate search) compose them, so the
-capacity rule and the aggregate and trait filters are written once.
+capacity rule, the aggregate and trait filters and the name-to-id
+lookups are written once.
 """
 
 import sqlalchemy as sa
@@ -23,6 +24,19 @@ SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
 INV = inv_models.Inventory.__table__
 ALLOC = alloc_models.Allocation.__table__
+
+
+def ids_of(kind, column, param, *extra):
+    """One branch of a UNION ALL that turns keys of several kinds to ids.
+
+    Rows ``('kind', key, id, *extra)`` for the rows of ``column``'s table
+    whose ``column`` is in the expanding parameter ``param``: a write or
+    a search resolves all its names and uuids in one statement.
+    """
+    return sa.select(
+        sa.literal_column("'%s'" % kind).label('kind'),
+        column.label('key'), column.table.c.id.label('id'), *extra,
+    ).where(column.in_(sa.bindparam(param, expanding=True)))
 
 
 def capacity(inv=INV):

@@ -46,6 +46,7 @@ from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
+from resobj.db import provider_sql as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__
@@ -283,20 +284,17 @@ ANY_GENERATION = '<any>'
 
 
 def _ids_query():
-    def ids(kind, column, param):
-        return sa.select(sa.literal_column("'%s'" % kind), column,
-                         column.table.c.id).where(
-            column.in_(sa.bindparam(param, expanding=True)))
     return sa.union_all(
-        ids('rp', _RP.c.uuid, 'uuids'), ids('rc', _RC.c.name, 'names'),
+        sql.ids_of('rp', _RP.c.uuid, 'uuids'),
+        sql.ids_of('rc', _RC.c.name, 'names'),
         # The owners of a new consumer: known for all but the first
         # consumer of a project, user or type, and then read here for
         # free rather than by a statement of their own.
-        ids('project', _PROJECT.c.external_id, 'projects'),
-        ids('user', _USER.c.external_id, 'users'),
-        ids('type', _TYPE.c.name, 'types'),
+        sql.ids_of('project', _PROJECT.c.external_id, 'projects'),
+        sql.ids_of('user', _USER.c.external_id, 'users'),
+        sql.ids_of('type', _TYPE.c.name, 'types'),
         # Which consumers exist: a new one needs no lookup.
-        ids('consumer', _CONSUMER.c.uuid, 'consumers'))
+        sql.ids_of('consumer', _CONSUMER.c.uuid, 'consumers'))
 
 
 _IDS = _ids_query()
