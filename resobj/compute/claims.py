@@ -12,6 +12,25 @@ from oslo_log import log as logging
 LOG = logging.getLogger(__name__)
 
 
+class logged_undo:
+    """Log and swallow the failure of an undo step.
+
+    For giving back what a failed claim took: the error that made the
+    claim fail is the one to raise, not that of its clean-up.
+    """
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if exc_type is not None:
+            LOG.exception('Failed to %s', self.what)
+        return True
+
+
 class NopClaim:
     """A claim that holds nothing (for operations that need none)."""
 

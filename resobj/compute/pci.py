@@ -12,6 +12,7 @@ are then refreshed from what was stored.
 
 from oslo_log import log as logging
 
+from resobj.compute import claims
 from resobj.compute import exception
 from resobj import exception as resobj_exc
 from resobj import objects
@@ -86,7 +87,7 @@ def claim(devices, instance_uuid, node):
             context, ids, instance_uuid)
     except _REFUSED as exc:
         # Ours since the claim; only a foreign free could move them.
-        with _logged_errors('undo PCI claim of %s' % instance_uuid):
+        with claims.logged_undo('undo PCI claim of %s' % instance_uuid):
             objects.PciDeviceList.free_for_instance(context, ids,
                                                     instance_uuid)
         raise exception.PciDeviceRequestFailed(
@@ -104,21 +105,6 @@ def free(devices, instance_uuid):
     stored = objects.PciDeviceList.free_for_instance(
         mine[0].obj_context, [d.id for d in mine], instance_uuid)
     _refresh(mine, stored)
-
-
-class _logged_errors:
-    """Log and swallow an error of a clean-up step (the first error wins)."""
-
-    def __init__(self, what):
-        self.what = what
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc is not None:
-            LOG.exception('Failed to %s', self.what)
-        return True
 
 
 def sync(context, node, devices, reported, pci_device_cls):

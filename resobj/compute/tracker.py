@@ -196,7 +196,7 @@ class ResourceTracker:
                 instance.host, instance.node = self.host, self.nodename
                 instance.save()
             except Exception:
-                with _logged('undo claim of %s' % instance.uuid):
+                with claims.logged_undo('undo claim of %s' % instance.uuid):
                     self.client.delete_allocations(instance.uuid)
                     pci.free(devices, instance.uuid)
                 raise
@@ -288,7 +288,8 @@ class ResourceTracker:
                         'project_id': instance.project_id,
                         'user_id': instance.user_id, 'generation': None}})
             except exception.AllocationConflict as exc:
-                with _logged('undo move claim of %s' % instance.uuid):
+                with claims.logged_undo('undo move claim of %s'
+                                        % instance.uuid):
                     pci.free(devices, instance.uuid)
                     self._end_migration(instance, migration, 'error')
                 raise self._placement_shortages(instance.uuid, payload, exc)
@@ -544,18 +545,3 @@ class ResourceTracker:
                     for rc, amount in amounts.items():
                         totals[rc] = totals.get(rc, 0) + amount
         return out
-
-
-class _logged:
-    """Run cleanup steps, logging (not raising) their failure."""
-
-    def __init__(self, what):
-        self.what = what
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        if exc_type is not None:
-            LOG.exception('Failed to %s', self.what)
-        return True
