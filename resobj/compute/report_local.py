@@ -5,6 +5,8 @@ tests, or a deployment where the compute service owns placement data).
 Same contract as the HTTP client (resobj.compute.report).
 """
 
+import contextlib
+
 from resobj.compute import exception
 from resobj.compute import report
 from resobj import exception as resobj_exc
@@ -54,48 +56,44 @@ class LocalReportClient(report.ReportClient):
             for inv in inventories}
 
     def _put_inventory(self, provider, generation, inventories):
-        rp = self._fresh(provider, generation)
-        new = objects.InventoryList(self.context, objects=[
-            objects.Inventory(self.context, resource_provider_uuid=provider,
-                              resource_class=rc, **values)
-            for rc, values in sorted(inventories.items())])
-        try:
-            rp.set_inventory(new)
-        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
-            raise report.GenerationMoved()
+        with self._fresh(provider, generation) as rp:
+            rp.set_inventory(objects.InventoryList(self.context, objects=[
+                objects.Inventory(self.context,
+                                  resource_provider_uuid=provider,
+                                  resource_class=rc, **values)
+                for rc, values in sorted(inventories.items())]))
 
     def get_aggregates(self, provider):
         rp = self._provider(provider)
         return rp.generation, set(rp.get_aggregates())
 
     def _put_aggregates(self, provider, generation, aggregates):
-        rp = self._fresh(provider, generation)
-        try:
+        with self._fresh(provider, generation) as rp:
             rp.set_aggregates(sorted(aggregates), increment_generation=True)
-        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
-            raise report.GenerationMoved()
 
     def get_traits(self, provider):
         rp = self._provider(provider)
         return rp.generation, set(rp.get_traits())
 
     def _put_traits(self, provider, generation, traits):
-        rp = self._fresh(provider, generation)
-        try:
+        with self._fresh(provider, generation) as rp:
             rp.set_traits(sorted(traits))
-        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
-            raise report.GenerationMoved()
 
+    @contextlib.contextmanager
     def _fresh(self, provider, generation):
-        """The provider, if its generation is still ``generation``.
+        """The provider to write, if its generation is still ``generation``.
 
-        The write that follows compares against the same generation in
-        the database, so a change after this read is caught there.
+        The write in the block compares against the same generation in
+        the database, so a change after this read is caught there; either
+        way the caller sees GenerationMoved.
         """
         rp = self._provider(provider)
         if rp.generation != generation:
             raise report.GenerationMoved()
-        return rp
+        try:
+            yield rp
+        except resobj_exc.ResourceProviderConcurrentUpdateDetected:
+            raise report.GenerationMoved()
 
     def get_sharing_providers(self, provider, resource_class):
         aggregates = self._provider(provider).get_aggregates()
