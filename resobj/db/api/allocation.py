@@ -70,13 +70,24 @@ def _snapshot_query(fresh=False):
     which PostgreSQL plans in a fraction of the time.
     """
     rp_ids = sa.bindparam('rp_ids', expanding=True)
-    usage = (
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .where(_ALLOC.c.resource_provider_id.in_(rp_ids))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id)
-        .subquery())
+
+    def sums(condition):
+        """Allocations per (provider, class) where ``condition`` holds."""
+        return (
+            sa.select(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id,
+                      sa.func.sum(_ALLOC.c.used).label('used'))
+            .where(condition)
+            .group_by(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id)
+            .subquery())
+
+    def of_this_inventory(sub):
+        return sa.and_(sub.c.resource_provider_id == _RP.c.id,
+                       sub.c.resource_class_id == _INV.c.resource_class_id)
+
+    # Usage from the (provider, class, used) index alone.
+    usage = sums(_ALLOC.c.resource_provider_id.in_(rp_ids))
     inventory = sa.and_(
         _INV.c.resource_provider_id == _RP.c.id,
         _INV.c.resource_class_id.in_(
@@ -91,10 +102,7 @@ def _snapshot_query(fresh=False):
                       sa.literal(0, sa.Integer))
             .select_from(
                 _RP.outerjoin(_INV, inventory)
-                .outerjoin(usage, sa.and_(
-                    usage.c.resource_provider_id == _RP.c.id,
-                    usage.c.resource_class_id ==
-                    _INV.c.resource_class_id)))
+                .outerjoin(usage, of_this_inventory(usage)))
             .where(_RP.c.id.in_(rp_ids)))
     consumer_ids = sa.bindparam('consumer_ids', expanding=True)
     held = (sa.select(_ALLOC.c.resource_provider_id)
@@ -103,15 +111,8 @@ def _snapshot_query(fresh=False):
     # PostgreSQL could only answer by scanning every provider.
     involved = sa.union(
         held, sa.select(_RP.c.id).where(_RP.c.id.in_(rp_ids))).subquery()
-    # Usage from the (provider, class, used) index alone; the consumers'
-    # share from the consumer index.
-    own = (
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .where(_ALLOC.c.consumer_id.in_(consumer_ids))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id)
-        .subquery())
+    # The consumers' share from the consumer index.
+    own = sums(_ALLOC.c.consumer_id.in_(consumer_ids))
     return (
         sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
                   _RP.c.id.in_(held).label('held'), *columns,
@@ -119,12 +120,8 @@ def _snapshot_query(fresh=False):
         .select_from(
             involved.join(_RP, _RP.c.id == involved.c[0])
             .outerjoin(_INV, inventory)
-            .outerjoin(usage, sa.and_(
-                usage.c.resource_provider_id == _RP.c.id,
-                usage.c.resource_class_id == _INV.c.resource_class_id))
-            .outerjoin(own, sa.and_(
-                own.c.resource_provider_id == _RP.c.id,
-                own.c.resource_class_id == _INV.c.resource_class_id))))
+            .outerjoin(usage, of_this_inventory(usage))
+            .outerjoin(own, of_this_inventory(own))))
 
 
 _SNAPSHOT = _snapshot_query()
