@@ -1,5 +1,7 @@
 """Loading configuration and the database for resobj-api's workers."""
 
+import gc
+
 from oslo_config import cfg
 from oslo_log import log as logging
 
@@ -58,3 +60,26 @@ def load_app(config_files):
     logging.setup(conf, 'resobj')
     prepare_database(conf)
     return app.make_app(conf)
+
+
+# The cyclic collector's first generation is scanned every 700 net
+# allocations by default. A request that builds a thousand candidates
+# makes tens of thousands of short-lived containers, which reference
+# counting frees anyway, and set off dozens of scans: a sixth of that
+# request's time. Scanning every 50,000 keeps the cost of a collection
+# the same and makes them rare; memory is unchanged, cycles are still
+# collected.
+GC_FIRST_GENERATION_THRESHOLD = 50000
+
+
+def settle_gc():
+    """Tune the cyclic garbage collector for serving, once loaded.
+
+    Everything loaded so far lives as long as the process: frozen, the
+    collector no longer scans it on every collection (nor touches the
+    pages forked workers share with the master).
+    """
+    gc.collect()
+    gc.freeze()
+    _threshold, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_FIRST_GENERATION_THRESHOLD, older, oldest)

@@ -8,7 +8,6 @@ requests in flight finish, then the workers exit.
 """
 
 import argparse
-import gc
 import os
 import sys
 
@@ -138,11 +137,7 @@ def main(argv=None):
         return 1
     # The master's pooled connections must not leak into the workers.
     facade.get_engine().dispose()
-    # Everything loaded so far lives as long as the process: keep the
-    # cyclic garbage collector from scanning it on every collection (and
-    # from touching the pages the workers share with the master).
-    gc.collect()
-    gc.freeze()
+    service.settle_gc()
     print('%s %s: serving on http://%s:%d with %d workers, %s auth, '
           'database %s' % (PROG, version.version_string(), conf.api.host,
                            conf.api.port, conf.api.workers,

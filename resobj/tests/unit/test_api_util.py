@@ -1,7 +1,10 @@
-"""resobj.api: the JSON of response bodies."""
+"""resobj.api: the JSON of response bodies, the collector's settings."""
 
+import gc
 import json
+import weakref
 
+from resobj.api import service
 from resobj.api import util
 from resobj.tests import base
 
@@ -29,3 +32,30 @@ class TestDumps(base.TestCase):
         for data in ({'total': 2 ** 70}, {1: 'one', 'two': 2}):
             body = util.dumps(data)
             self.assertEqual(json.loads(json.dumps(data)), json.loads(body))
+
+
+class TestSettleGc(base.TestCase):
+
+    def test_loaded_objects_frozen_and_collections_rarer(self):
+        threshold = gc.get_threshold()
+        self.addCleanup(gc.set_threshold, *threshold)
+        self.addCleanup(gc.unfreeze)
+        loaded = [{'kept': i} for i in range(100)]
+        service.settle_gc()
+        self.assertGreaterEqual(gc.get_freeze_count(), len(loaded))
+        self.assertEqual(
+            (service.GC_FIRST_GENERATION_THRESHOLD,) + threshold[1:],
+            gc.get_threshold())
+        # Cycles made after loading are still collected.
+        cycle = []
+        cycle.append(cycle)
+        ref = weakref.ref(_Node(cycle))
+        gc.collect()
+        self.assertIsNone(ref())
+
+
+class _Node:
+
+    def __init__(self, payload):
+        self.payload = payload
+        self.me = self
