@@ -197,8 +197,18 @@ def anchor_roots(request_shape, served=False, blind=False):
         clauses = _group_clauses(i, group_shape) + [
             sql.RP.c.root_provider_id == anchor.c.id]
         for n in range(group_shape[0]):
-            condition = _with_room(i, n, clauses, True, blind,
-                                   sql.RP.c.id).exists()
+            probe = _with_room(i, n, clauses, True, blind, sql.RP.c.id)
+            if not blind:
+                # Each EXISTS must stay a test of one root. Without the
+                # OFFSET, PostgreSQL turns it into a semi-join; and as
+                # it cannot estimate the capacity test (it guesses a
+                # handful of rows once statistics exist), it computes
+                # every provider with room once and compares each root
+                # with all of them: 40 ms instead of 2 for 1,000
+                # providers. A subquery with an OFFSET is never pulled
+                # up into a join.
+                probe = probe.offset(0)
+            condition = probe.exists()
             if served:
                 condition = sa.or_(condition,
                                    anchor.c.id.in_(_list('served_roots')))
