@@ -269,35 +269,41 @@ def trait_links(big=False):
 
 
 @functools.lru_cache(maxsize=2)
-def summary_rows(big=False):
-    """Every provider of ``:roots``' trees with each of its inventories.
+def summary_providers(big=False):
+    """Every provider of ``:roots``' trees and its number of inventories.
 
-    Rows (id, uuid, parent id, root id, class name, capacity, used), by
-    provider id; a provider without inventory has one row with no
-    class. A parent and a root are in the same tree as their child, so
-    the rows themselves name them: no self-joins.
+    Rows (id, uuid, parent id, root id, inventories), by provider id. A
+    parent and a root are in the same tree as their child, so the rows
+    themselves name them: no self-joins. The count tells the search
+    whether the candidate rows already hold all of a provider's
+    inventories (in a flat cloud they do), so that only the others are
+    read again (:func:`summary_inventories`).
     """
-    alloc, inv, rp = sql.ALLOC, sql.INV, sql.RP
-    roots = _list('roots', big)
-    usage = (
-        sa.select(alloc.c.resource_provider_id, alloc.c.resource_class_id,
-                  sa.func.sum(alloc.c.used).label('used'))
-        .where(alloc.c.resource_provider_id.in_(
-            sa.select(rp.c.id).where(rp.c.root_provider_id.in_(roots))))
-        .group_by(alloc.c.resource_provider_id,
-                  alloc.c.resource_class_id).subquery())
+    rp, inv = sql.RP, sql.INV
+    count = sa.select(sa.func.count()).where(
+        inv.c.resource_provider_id == rp.c.id).scalar_subquery()
     return (sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
-                      rp.c.root_provider_id, RC.c.name, sql.capacity(),
-                      sa.func.coalesce(usage.c.used, 0))
-            .select_from(
-                rp.outerjoin(inv, inv.c.resource_provider_id == rp.c.id)
-                .outerjoin(RC, RC.c.id == inv.c.resource_class_id)
-                .outerjoin(usage, sa.and_(
-                    usage.c.resource_provider_id ==
-                    inv.c.resource_provider_id,
-                    usage.c.resource_class_id == inv.c.resource_class_id)))
-            .where(rp.c.root_provider_id.in_(roots))
+                      rp.c.root_provider_id, count)
+            .where(rp.c.root_provider_id.in_(_list('roots', big)))
             .order_by(rp.c.id))
+
+
+@functools.lru_cache(maxsize=2)
+def summary_inventories(big=False):
+    """Rows (rp id, class name, capacity, used) of the providers ``:ids``.
+
+    Every inventory of each, with its usage: an index-only sum per
+    inventory.
+    """
+    alloc, inv = sql.ALLOC, sql.INV
+    used = sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0)).where(
+        alloc.c.resource_provider_id == inv.c.resource_provider_id,
+        alloc.c.resource_class_id == inv.c.resource_class_id,
+    ).scalar_subquery()
+    return (sa.select(inv.c.resource_provider_id, RC.c.name,
+                      sql.capacity(), used)
+            .select_from(inv.join(RC, RC.c.id == inv.c.resource_class_id))
+            .where(inv.c.resource_provider_id.in_(_list('ids', big))))
 
 
 @functools.lru_cache(maxsize=2)

@@ -13,8 +13,10 @@ statements, whatever the number of providers or candidates:
    per-provider traits, with their root, capacity, usage and max_unit;
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
-5. once the requests are chosen, two queries for the summaries of
-   the trees they use (providers with their inventories, and traits).
+5. once the requests are chosen, the summaries of the trees they use:
+   their providers with a count of their inventories, the inventories
+   the rows of 3 did not hold (only if some provider has more: not in a
+   flat cloud), and the traits.
 
 Between 4 and 5 the candidates are combined in Python, per tree root
 ("anchor") in root id order, stopping at ``limit``: only the requests
@@ -94,10 +96,10 @@ def _anchor_roots(context, request, after, count):
     values = dict(request.params, after=after, count=count)
     if served_roots:
         values['served_roots'] = sorted(served_roots)
-    return list(utils.execute(
+    return utils.execute(
         context,
         csql.anchor_roots(request.shape, bool(served_roots), request.blind),
-        values).scalars())
+        values).scalars().all()
 
 
 def _candidate_rows(context, request, roots=None):
@@ -174,32 +176,47 @@ class _Search:
         # The providers the returned requests use, and their roots.
         self.used = set()
         self.used_roots = set()
-        # (capacity, used, max_unit) by (rp_id, rc_id): only several
-        # groups can put two amounts on one provider and class.
-        self.room = {} if len(groups) > 1 else None
+        # {rp_id: {rc_id: (capacity, used, max_unit)}}: several groups
+        # may put two amounts on one provider and class, and the
+        # summaries need no second read of what is here.
+        self.known = {}
         # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
         self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
                         for group in groups]
         self.amounts = [sorted(group['rc_amounts'].items())
                         for group in groups]
+        # Per group: (class ids, amounts), in the order of amounts.
+        self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
+        # Per (group, class index): its class id and options.
+        targets = [[(rc_id, self.options[grp][rc_id])
+                    for rc_id, _amount in amounts]
+                   for grp, amounts in enumerate(self.amounts)]
+        root, uuids, known = self.root, self.uuid, self.known
         for grp, cls, rp_id, root_id, uuid, capacity, used, max_unit \
                 in rows:
-            rc_id = self.amounts[grp][cls][0]
-            self.root[rp_id] = root_id
-            self.uuid[rp_id] = uuid
-            if self.room is not None:
-                self.room[rp_id, rc_id] = (capacity, used, max_unit)
-            by_anchor = self.options[grp][rc_id]
+            rc_id, by_anchor = targets[grp][cls]
+            root[rp_id] = root_id
+            uuids[rp_id] = uuid
+            classes = known.get(rp_id)
+            if classes is None:
+                classes = known[rp_id] = {}
+            classes[rc_id] = (capacity, used, max_unit)
             _add(by_anchor, root_id, rp_id)
-            for anchor in served.get(rp_id, ()):
-                if anchor != root_id:
-                    _add(by_anchor, anchor, rp_id)
+            if served:
+                for anchor in served.get(rp_id, ()):
+                    if anchor != root_id:
+                        _add(by_anchor, anchor, rp_id)
         self.required = [()] * len(groups)
         self.links = {}
 
     def require_traits(self, trait_ids, links):
-        """Check spread groups' required traits with ``links``."""
+        """Check spread groups' required traits with ``links``.
+
+        A single-provider group's providers were filtered by their
+        traits in SQL: nothing is left to check for it here.
+        """
         self.required = [
+            [] if group['use_same_provider'] else
             [frozenset(trait_ids[n] for n in any_of)
              for any_of in group['required_traits']]
             for group in self.groups]
@@ -214,35 +231,46 @@ class _Search:
                 found = set(roots) if found is None else found & roots
         return sorted(found)
 
-    def _choices(self, index, rc_id, anchor):
-        found = self.options[index][rc_id].get(anchor)
-        if found is None:
-            return ()
-        return sorted(found) if type(found) is list else (found,)
-
     def parts(self, index, anchor):
         """Every way group ``index`` can be served from ``anchor``."""
         amounts = self.amounts[index]
-        choices = [self._choices(index, rc_id, anchor)
-                   for rc_id, _amount in amounts]
-        if self.groups[index]['use_same_provider']:
+        options = self.options[index]
+        chosen = [options[rc_id].get(anchor) for rc_id, _amount in amounts]
+        if None in chosen:
+            return ()
+        same = self.groups[index]['use_same_provider']
+        if list not in map(type, chosen):
+            # One provider per class (every flat cloud): one way at most.
+            providers = tuple(sorted(set(chosen)))
+            if (same and len(providers) > 1) or not self._has_required(
+                    index, providers):
+                return ()
+            rc_ids, counts = self.columns[index]
+            return [_Part(tuple(zip(chosen, rc_ids, counts)), providers)]
+        choices = [sorted(rp) if type(rp) is list else (rp,)
+                   for rp in chosen]
+        if same:
             common = set(choices[0]).intersection(*choices[1:])
             return [_Part(tuple((rp, rc_id, amount)
                                 for rc_id, amount in amounts), (rp,))
                     for rp in sorted(common)]
         parts = []
-        required = self.required[index]
         for chosen in itertools.product(*choices):
             providers = tuple(sorted(set(chosen)))
-            if required:
-                traits = set().union(
-                    *(self.links.get(rp, ()) for rp in providers))
-                if not all(any_of & traits for any_of in required):
-                    continue
-            parts.append(_Part(tuple(
-                (rp, rc_id, amount)
-                for rp, (rc_id, amount) in zip(chosen, amounts)), providers))
+            if self._has_required(index, providers):
+                parts.append(_Part(tuple(
+                    (rp, rc_id, amount)
+                    for rp, (rc_id, amount) in zip(chosen, amounts)),
+                    providers))
         return parts
+
+    def _has_required(self, index, providers):
+        """Whether ``providers`` together have group ``index``'s traits."""
+        required = self.required[index]
+        if not required:
+            return True
+        traits = set().union(*(self.links.get(rp, ()) for rp in providers))
+        return all(any_of & traits for any_of in required)
 
     def merge(self, parts, isolate, allow_nested):
         """One request from one part per group, or None if it is invalid.
@@ -265,7 +293,7 @@ class _Search:
             # Several groups on one (provider, class): each fitted alone,
             # so check the sum.
             for key, amount in totals.items():
-                capacity, used, max_unit = self.room[key]
+                capacity, used, max_unit = self.known[key[0]][key[1]]
                 if int(used) + amount > int(capacity) or amount > max_unit:
                     return None
             items = tuple((rp, rc_id, amount)
@@ -280,13 +308,16 @@ class _Search:
     def request(self, items, mappings):
         """The request as returned: uuids and class names."""
         uuid, root, names = self.uuid, self.root, self.names
-        for rp, _rc, _amount in items:
-            self.used.add(uuid[rp])
-            self.used_roots.add(root[rp])
-        return (sorted((uuid[rp], names[rc_id], amount)
-                       for rp, rc_id, amount in items),
-                {suffix: [uuid[rp] for rp in providers]
-                 for suffix, providers in mappings})
+        resources = [(uuid[rp], names[rc_id], amount)
+                     for rp, rc_id, amount in items]
+        resources.sort()
+        by_suffix = {}
+        # Every provider of the items is in one group's providers.
+        for suffix, providers in mappings:
+            uuids = by_suffix[suffix] = [uuid[rp] for rp in providers]
+            self.used.update(uuids)
+            self.used_roots.update([root[rp] for rp in providers])
+        return resources, by_suffix
 
     def requests(self, limit, isolate, allow_nested, seen):
         """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
@@ -316,29 +347,39 @@ class _Search:
         return found
 
 
-def _summaries(context, root_ids):
+def _summaries(context, root_ids, known, names):
     """Summaries of every provider in the trees of ``root_ids``.
 
-    Two queries: providers with their inventories' capacity and usage,
-    and traits. Returns {uuid: summary dict}.
+    The providers and their inventory counts, then only the inventories
+    that ``known`` (the candidate rows' {rp_id: {rc_id: (capacity, used,
+    max_unit)}}) does not hold, then the traits. ``names``: {rc_id:
+    name} of the classes in ``known``. Returns {uuid: summary dict}.
     """
     values = {'roots': sorted(root_ids)}
     big = _big(root_ids)
-    rows = utils.execute(context, csql.summary_rows(big), values).all()
+    rows = utils.execute(context, csql.summary_providers(big), values).all()
+    missing = [rp_id for rp_id, _u, _p, _r, count in rows
+               if count != len(known.get(rp_id, ()))]
+    read = collections.defaultdict(dict)
+    if missing:
+        for rp_id, name, capacity, used in utils.execute(
+                context, csql.summary_inventories(_big(missing)),
+                {'ids': missing}).all():
+            read[rp_id][name] = (int(capacity), int(used))
     uuids = {row[0]: row[1] for row in rows}
     summaries = {}
     by_id = {}
-    for rp_id, uuid, parent_id, root_id, name, capacity, used in rows:
-        summary = by_id.get(rp_id)
-        if summary is None:
-            summary = by_id[rp_id] = summaries[uuid] = {
-                'resources': {}, 'traits': [],
-                'parent_provider_uuid': uuids.get(parent_id),
-                'root_provider_uuid': uuids[root_id]}
-        if name is not None:
-            summary['resources'][name] = (int(capacity), int(used))
+    for rp_id, uuid, parent_id, root_id, _count in rows:
+        resources = read.get(rp_id)
+        if resources is None:
+            resources = {names[rc_id]: (int(room[0]), int(room[1]))
+                         for rc_id, room in known.get(rp_id, {}).items()}
+        by_id[rp_id] = summaries[uuid] = {
+            'resources': resources, 'traits': [],
+            'parent_provider_uuid': uuids.get(parent_id),
+            'root_provider_uuid': uuids[root_id]}
     for rp_id, name in utils.execute(context, csql.summary_traits(big),
-                                     values):
+                                     values).all():
         by_id[rp_id]['traits'].append(name)
     return summaries
 
@@ -421,13 +462,14 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if limit is None:
         search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
-        used, used_roots = search.used, search.used_roots
+        used, used_roots, known = search.used, search.used_roots, search.known
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used, used_roots, after, count = [], set(), set(), 0, limit
+        found, used, used_roots, known = [], set(), set(), {}
+        after, count = 0, limit
         while len(found) < limit:
             roots = _anchor_roots(context, request, after, count)
             if not roots:
@@ -437,10 +479,12 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                                      allow_nested, seen)
             used |= search.used
             used_roots |= search.used_roots
+            known.update(search.known)
             if len(roots) < count:
                 break
             after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
-    summaries = _summaries(context, used_roots) if found else {}
+    summaries = (_summaries(context, used_roots, known, request.names)
+                 if found else {})
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers
         # the requests use, not of their whole trees.

@@ -440,3 +440,31 @@ class TestStatementCount(CandidateTestCase):
         self.populate(12)
         self.assertEqual(len(small), len(self.count()))
         self.assertEqual(len(small_limited), len(self.count(limit=3)))
+
+    def test_summaries_read_again_only_what_the_search_did_not(self):
+        # The candidate rows hold the requested classes of the providers
+        # with room; a summarised provider with other inventory (the
+        # compute node's PCPU, its child's VF, whose VCPU is full) is
+        # read again, in one more statement whatever their number.
+        for n in range(3):
+            cn = self.make('cn-%d' % n, VCPU=4, MEMORY_MB=4096, PCPU=8)
+            pf.allocate(self.context, cn.id, 'PCPU', 3)
+            nic = self.make('nic-%d' % n, cn, VCPU=1, SRIOV_NET_VF=16)
+            pf.allocate(self.context, nic.id, 'VCPU', 1)
+        request = group(resources={'VCPU': 2, 'MEMORY_MB': 1024})
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
+            found = self.get(request)
+        self.assertEqual(3, len(found.allocation_requests))
+        summaries = {self.names[uuid]: dict(s.resources)
+                     for uuid, s in found.provider_summaries.items()}
+        for n in range(3):
+            self.assertEqual(
+                {'VCPU': (4, 0), 'MEMORY_MB': (4096, 0), 'PCPU': (8, 3)},
+                summaries['cn-%d' % n])
+            self.assertEqual({'VCPU': (1, 1), 'SRIOV_NET_VF': (16, 0)},
+                             summaries['nic-%d' % n])
+        queries = [s for s in counter.statements
+                   if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+        # Names, classes' providers, the summaries' providers, the
+        # inventories read again, traits.
+        self.assertEqual(5, len(queries), queries)
