@@ -109,18 +109,21 @@ def _group_clauses(i, group_shape):
     return clauses
 
 
-def _with_room(i, n, clauses, correlated, blind, *columns):
+def _with_room(i, n, clauses, few, blind, *columns):
     """Select ``columns`` of the providers with room for one class.
 
-    ``correlated``: sum each provider's usage on its own (cheap for a
-    few providers) rather than every provider's at once. ``blind``: the
-    planner has no statistics (SQLite), so hide the class index from it
-    in correlated lookups (see ``provider_sql.room_for``); PostgreSQL
-    and MySQL plan better with it.
+    ``few``: the clauses limit the providers to a few (some trees, one
+    root); each provider's usage is then summed on its own (an
+    index-only lookup) rather than every provider's at once. ``blind``:
+    the planner has no statistics (SQLite). It sums usage per provider
+    always (faster there than grouping all of a class's allocations
+    first), and with ``few`` the class index is hidden from it (see
+    ``provider_sql.room_for``); PostgreSQL and MySQL plan better with
+    it.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
-    if correlated:
+    if few or blind:
         used = sql.used_of(rc_id)
         source = inv
     else:
@@ -131,8 +134,7 @@ def _with_room(i, n, clauses, correlated, blind, *columns):
                         for c in columns))
             .select_from(source.join(
                 rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, used,
-                                few=correlated and blind),
+            .where(sql.room_for(rc_id, amount, used, few=few and blind),
                    *clauses))
 
 
