@@ -2,6 +2,7 @@
 
 import fixtures
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from resobj import exception
 from resobj import objects
@@ -468,3 +469,55 @@ class TestStatementCount(CandidateTestCase):
         # Names, classes' providers, the summaries' providers, the
         # inventories read again, traits.
         self.assertEqual(5, len(queries), queries)
+
+
+class TestFirstRootsPlan(CandidateTestCase):
+    """PostgreSQL tests the candidate roots one by one, with statistics.
+
+    With ``limit``, the first statement walks roots in id order and tests
+    each with one EXISTS per class, so that it stops after ``limit``
+    roots. Once the tables have statistics, PostgreSQL used to pull
+    those tests up into semi-joins computed over every provider at once.
+    """
+
+    scenarios = [s for s in CandidateTestCase.scenarios
+                 if s[0] == 'postgresql']
+
+    def test_exists_tests_stay_per_root_subplans(self):
+        for n in range(30):
+            cn = self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768,
+                           DISK_GB=1000)
+            pf.allocate(self.context, cn.id, 'VCPU', 1, 2)
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('ANALYZE'))
+            conn.commit()
+        sent = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            if 'anchor' in statement:
+                sent.append(cursor.mogrify(statement, parameters).decode())
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.engine,
+                        'before_cursor_execute', record)
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
+                                          'DISK_GB': 10}), limit=5)
+        self.assertEqual(5, len(found.allocation_requests))
+        self.assertEqual(1, len(sent), sent)
+        with self.engine.connect() as conn:
+            plan = conn.exec_driver_sql(
+                'EXPLAIN (FORMAT JSON) ' + sent[0].replace('%', '%%')
+            ).scalar()[0]['Plan']
+        nodes = []
+
+        def walk(node):
+            nodes.append(node)
+            for child in node.get('Plans', ()):
+                walk(child)
+        walk(plan)
+        self.assertEqual(
+            [], [n['Join Type'] for n in nodes
+                 if n.get('Join Type') in ('Semi', 'Anti')])
+        # One subplan per class tests a root; the others sum usages.
+        probes = [n for n in nodes if n.get('Parent Relationship') ==
+                  'SubPlan' and n['Node Type'] != 'Aggregate']
+        self.assertEqual(3, len(probes), plan)
