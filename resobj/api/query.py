@@ -10,13 +10,12 @@ import re
 import uuid as uuid_lib
 
 from resobj.api import errors
+from resobj.api.schemas import common
 
 _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
     r'[0-9a-fA-F]{12}$')
 _NAME_RE = re.compile(r'^[A-Z0-9_]+$')
-# The largest amount an allocation column holds (a signed 32-bit int).
-MAX_AMOUNT = 2147483647
 
 
 def bad_value(detail):
@@ -46,12 +45,12 @@ def resources(value):
             raise bad_value(
                 'Requested resource %s expected a positive integer amount, '
                 'got %r.' % (name, item.partition(':')[2]))
-        if amount > MAX_AMOUNT:
+        if amount > common.MAX_INT:
             # No allocation can hold more, and the databases' integer
             # columns would overflow on comparing.
             raise bad_value(
                 'Requested resource %s amount %d is above the largest '
-                'possible, %d.' % (name, amount, MAX_AMOUNT))
+                'possible, %d.' % (name, amount, common.MAX_INT))
         if name in result:
             raise bad_value('Resource class %s appears more than once in '
                             'resources=%s.' % (name, value))

@@ -11,9 +11,10 @@ CUSTOM_NAME = {'type': 'string', 'pattern': '^CUSTOM_[A-Z0-9_]+$',
                'maxLength': 255}
 TRAIT = {'type': 'string', 'pattern': '^[A-Z0-9_]+$', 'maxLength': 255}
 GENERATION = {'type': 'integer', 'minimum': 0}
-NON_NEGATIVE_INT = {'type': 'integer', 'minimum': 0,
-                    'maximum': 2147483647}
-POSITIVE_INT = {'type': 'integer', 'minimum': 1, 'maximum': 2147483647}
+# The largest value the databases' integer columns hold (signed 32 bits).
+MAX_INT = 2147483647
+NON_NEGATIVE_INT = {'type': 'integer', 'minimum': 0, 'maximum': MAX_INT}
+POSITIVE_INT = {'type': 'integer', 'minimum': 1, 'maximum': MAX_INT}
 
 
 _CACHE = {}

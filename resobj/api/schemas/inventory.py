@@ -1,6 +1,6 @@
 from resobj.api.schemas import common
 
-MAX_INT = 2147483647
+MAX_INT = common.MAX_INT
 _FIELDS = {
     'total': {'type': 'integer', 'minimum': 1, 'maximum': MAX_INT},
     'reserved': {'type': 'integer', 'minimum': 0, 'maximum': MAX_INT},
