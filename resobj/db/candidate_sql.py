@@ -297,13 +297,9 @@ def summary_inventories(big=False):
     Every inventory of each, with its usage: an index-only sum per
     inventory.
     """
-    alloc, inv = sql.ALLOC, sql.INV
-    used = sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0)).where(
-        alloc.c.resource_provider_id == inv.c.resource_provider_id,
-        alloc.c.resource_class_id == inv.c.resource_class_id,
-    ).scalar_subquery()
+    inv = sql.INV
     return (sa.select(inv.c.resource_provider_id, RC.c.name,
-                      sql.capacity(), used)
+                      sql.capacity(), sql.used_of(inv.c.resource_class_id))
             .select_from(inv.join(RC, RC.c.id == inv.c.resource_class_id))
             .where(inv.c.resource_provider_id.in_(_list('ids', big))))
 

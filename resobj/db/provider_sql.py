@@ -66,7 +66,9 @@ def class_usage(rc_id):
 def used_of(rc_id):
     """Correlated scalar subquery: what INV's provider has of ``rc_id``.
 
-    An index-only lookup per inventory row (allocations are indexed by
+    ``rc_id``: a class id, a bound parameter, or ``INV.c.resource_class_id``
+    for the usage of each inventory row's own class. An index-only lookup
+    per inventory row (allocations are indexed by
     provider, class and used): the choice when only a few providers are
     looked at, where :func:`class_usage` would sum every provider's.
     """

@@ -57,13 +57,9 @@ def _provider_usage_stmt():
     # a correlated subquery on the (provider, class, used) index: a
     # derived table of inventories is not pushed down by SQLite, which
     # then scanned every provider's inventory on each call.
-    used = (
-        sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-        .where(_ALLOC.c.resource_provider_id == _RP.c.id,
-               _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-        .scalar_subquery())
     return (
-        sa.select(_RP.c.generation, _RC.c.name, used)
+        sa.select(_RP.c.generation, _RC.c.name,
+                  sql.used_of(_INV.c.resource_class_id))
         .select_from(
             _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
             .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
