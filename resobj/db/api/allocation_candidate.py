@@ -245,24 +245,27 @@ class _Search:
             if (same and len(providers) > 1) or not self._has_required(
                     index, providers):
                 return ()
-            rc_ids, counts = self.columns[index]
-            return [_Part(tuple(zip(chosen, rc_ids, counts)), providers)]
+            return [_Part(self._items(index, chosen), providers)]
         choices = [sorted(rp) if type(rp) is list else (rp,)
                    for rp in chosen]
         if same:
             common = set(choices[0]).intersection(*choices[1:])
-            return [_Part(tuple((rp, rc_id, amount)
-                                for rc_id, amount in amounts), (rp,))
+            return [_Part(self._items(index, (rp,) * len(amounts)), (rp,))
                     for rp in sorted(common)]
         parts = []
         for chosen in itertools.product(*choices):
             providers = tuple(sorted(set(chosen)))
             if self._has_required(index, providers):
-                parts.append(_Part(tuple(
-                    (rp, rc_id, amount)
-                    for rp, (rc_id, amount) in zip(chosen, amounts)),
-                    providers))
+                parts.append(_Part(self._items(index, chosen), providers))
         return parts
+
+    def _items(self, index, chosen):
+        """((rp_id, rc_id, amount), ...) of group ``index`` on ``chosen``.
+
+        ``chosen``: one provider per class, in the order of amounts.
+        """
+        rc_ids, counts = self.columns[index]
+        return tuple(zip(chosen, rc_ids, counts))
 
     def _has_required(self, index, providers):
         """Whether ``providers`` together have group ``index``'s traits."""
