@@ -167,25 +167,28 @@ class HTTPReportClient(report.ReportClient):
                 method='PUT', url=self.url + path, status=409,
                 detail=_detail(response))
 
-    def get_aggregates(self, provider):
+    def _get_set(self, provider, what):
+        """(generation, set) of a provider's ``aggregates`` or ``traits``."""
         body = self._request(
-            'GET', '/resource_providers/%s/aggregates' % provider).json()
-        return body['resource_provider_generation'], set(body['aggregates'])
+            'GET', '/resource_providers/%s/%s' % (provider, what)).json()
+        return body['resource_provider_generation'], set(body[what])
+
+    def _put_set(self, provider, what, generation, values):
+        self._put_with_generation(provider, what, {
+            'resource_provider_generation': generation,
+            what: sorted(values)})
+
+    def get_aggregates(self, provider):
+        return self._get_set(provider, 'aggregates')
 
     def _put_aggregates(self, provider, generation, aggregates):
-        self._put_with_generation(provider, 'aggregates', {
-            'resource_provider_generation': generation,
-            'aggregates': sorted(aggregates)})
+        self._put_set(provider, 'aggregates', generation, aggregates)
 
     def get_traits(self, provider):
-        body = self._request(
-            'GET', '/resource_providers/%s/traits' % provider).json()
-        return body['resource_provider_generation'], set(body['traits'])
+        return self._get_set(provider, 'traits')
 
     def _put_traits(self, provider, generation, traits):
-        self._put_with_generation(provider, 'traits', {
-            'resource_provider_generation': generation,
-            'traits': sorted(traits)})
+        self._put_set(provider, 'traits', generation, traits)
 
     def get_sharing_providers(self, provider, resource_class):
         _gen, aggregates = self.get_aggregates(provider)
