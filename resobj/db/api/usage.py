@@ -92,12 +92,6 @@ def get_provider_usages(context, provider_uuid):
                        if name is not None]}
 
 
-@facade.reader
-def get_all_by_provider_uuid(context, provider_uuid):
-    """The ``usages`` of :func:`get_provider_usages`."""
-    return get_provider_usages(context, provider_uuid)['usages']
-
-
 @functools.cache
 def _project_usage_stmt(by_user, type_filter, with_counts=True):
     """Sums per (type id, class id) and consumer counts per type id.

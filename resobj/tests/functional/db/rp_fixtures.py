@@ -122,7 +122,8 @@ def generation(context, rp_id):
 def usage(context, rp_id):
     """{class: used} of a provider, through the usage DB API."""
     return {row['resource_class']: row['usage'] for row in
-            usage_db.get_all_by_provider_uuid(context, uuid(context, rp_id))}
+            usage_db.get_provider_usages(
+                context, uuid(context, rp_id))['usages']}
 
 
 @facade.reader

@@ -30,7 +30,8 @@ class TestUsageByProvider(db_base.DBTestCase):
 
     def usage(self):
         return {row['resource_class']: row['usage'] for row in
-                usage_db.get_all_by_provider_uuid(self.context, self.uuid)}
+                usage_db.get_provider_usages(self.context,
+                                             self.uuid)['usages']}
 
     def test_unused_classes_show_zero(self):
         self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
@@ -49,11 +50,11 @@ class TestUsageByProvider(db_base.DBTestCase):
     def test_provider_without_inventory_is_empty(self):
         bare = fx.uuid(self.context, fx.provider(self.context))
         self.assertEqual(
-            [], usage_db.get_all_by_provider_uuid(self.context, bare))
+            [], usage_db.get_provider_usages(self.context, bare)['usages'])
 
     def test_missing_provider(self):
         self.assertRaises(exception.ResourceProviderNotFound,
-                          usage_db.get_all_by_provider_uuid, self.context,
+                          usage_db.get_provider_usages, self.context,
                           '00000000-0000-0000-0000-00000000dead')
 
     def _statements_with(self, consumers):
@@ -62,7 +63,7 @@ class TestUsageByProvider(db_base.DBTestCase):
             fx.allocate(self.context, (self.rp, c, VCPU, 1),
                         (self.rp, c, MEMORY_MB, 1))
         with resobj_fixtures.StatementCounter(self.engine) as counter:
-            usage_db.get_all_by_provider_uuid(self.context, self.uuid)
+            usage_db.get_provider_usages(self.context, self.uuid)
         return _selects(counter.statements)
 
     def test_one_query_however_many_allocations(self):
