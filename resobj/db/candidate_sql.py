@@ -130,8 +130,10 @@ def _with_room(i, n, clauses, few, blind, *columns):
         usage = sql.class_usage(rc_id)
         used = sa.func.coalesce(usage.c.used, 0)
         source = sql.inventory_with_usage(usage)
-    return (sa.select(*(used.label('used') if c == 'used' else c
-                        for c in columns))
+    # SUM gives a DECIMAL on PostgreSQL and MySQL: read as an integer,
+    # the search and the summaries use the value as it comes.
+    return (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
+                        if c == 'used' else c for c in columns))
             .select_from(source.join(
                 rp, rp.c.id == inv.c.resource_provider_id))
             .where(sql.room_for(rc_id, amount, used, few=few and blind),

@@ -104,20 +104,27 @@ class RequestGroup:
 class AllocationRequest:
     """One way to place the whole request.
 
-    ``resource_requests``: (rp_uuid, rc_name, amount) tuples, by
-    provider uuid then class; one per
-    (provider, class), amounts of several groups summed. ``mappings``:
-    {group suffix: [rp_uuid]} (the providers each group used).
+    ``allocations``: {rp_uuid: {rc_name: amount}}, providers by uuid and
+    each one's classes by name; the amounts of several groups on one
+    provider and class are summed. ``mappings``: {group suffix:
+    [rp_uuid]} (the providers each group used).
     """
 
-    __slots__ = ('resource_requests', 'mappings')
+    __slots__ = ('allocations', 'mappings')
 
-    def __init__(self, resource_requests, mappings):
-        self.resource_requests = resource_requests
+    def __init__(self, allocations, mappings):
+        self.allocations = allocations
         self.mappings = mappings
 
+    @property
+    def resource_requests(self):
+        """[(rp_uuid, rc_name, amount)], by provider uuid then class."""
+        return [(rp_uuid, rc, amount)
+                for rp_uuid, resources in self.allocations.items()
+                for rc, amount in resources.items()]
+
     def __repr__(self):
-        return '<AllocationRequest %r %r>' % (self.resource_requests,
+        return '<AllocationRequest %r %r>' % (self.allocations,
                                               self.mappings)
 
 
@@ -196,8 +203,8 @@ class AllocationCandidates:
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
         return cls(
-            [AllocationRequest(resources, mappings)
-             for resources, mappings in found['allocation_requests']],
+            [AllocationRequest(allocations, mappings)
+             for allocations, mappings in found['allocation_requests']],
             {uuid: ProviderSummary(
                 uuid, summary['resources'], summary['traits'],
                 summary['parent_provider_uuid'],

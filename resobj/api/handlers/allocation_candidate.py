@@ -79,16 +79,14 @@ def _groups(req, version):
 
 
 def _format_request(version, request):
-    by_provider = {}
-    for rp_uuid, rc, amount in request.resource_requests:
-        by_provider.setdefault(rp_uuid, {})[rc] = amount
     if version >= (1, 12):
-        data = {'allocations': {rp: {'resources': resources}
-                                for rp, resources in by_provider.items()}}
+        data = {'allocations': {
+            rp: {'resources': resources}
+            for rp, resources in request.allocations.items()}}
     else:
         data = {'allocations': [
             {'resource_provider': {'uuid': rp}, 'resources': resources}
-            for rp, resources in by_provider.items()]}
+            for rp, resources in request.allocations.items()]}
     if version >= (1, 34):
         data['mappings'] = request.mappings
     return data

@@ -173,34 +173,46 @@ class _Search:
         self.roots = None if roots is None else set(roots)
         self.root = {}
         self.uuid = {}
-        # The providers the returned requests use, and their roots.
-        self.used = set()
+        # The roots of the providers the returned requests use.
         self.used_roots = set()
-        # {rp_id: {rc_id: (capacity, used, max_unit)}}: several groups
-        # may put two amounts on one provider and class, and the
-        # summaries need no second read of what is here.
+        # {rp_id: {class name: (capacity, used)}}: the summaries take
+        # these dicts as they are, with no second read or copy.
         self.known = {}
+        # {(rp_id, rc_id): max_unit}, kept only when several groups may
+        # put two amounts on one provider and class (see merge).
+        self.max_unit = {}
+        keep_max_unit = len(groups) > 1
         # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
         self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
                         for group in groups]
         self.amounts = [sorted(group['rc_amounts'].items())
                         for group in groups]
+        # Per group: the options of each class, in the order of amounts.
+        self.option_lists = [[self.options[grp][rc_id] for rc_id, _a in a]
+                             for grp, a in enumerate(self.amounts)]
         # Per group: (class ids, amounts), in the order of amounts.
         self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
-        # Per (group, class index): its class id and options.
-        targets = [[(rc_id, self.options[grp][rc_id])
+        # Per group: {class name: amount} in name order, the resources
+        # of a request that takes the whole group from one provider.
+        self.whole = [dict(sorted((names[rc_id], amount)
+                                  for rc_id, amount in amounts))
+                      for amounts in self.amounts]
+        # Per (group, class index): its class id, name and options.
+        targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
                     for rc_id, _amount in amounts]
                    for grp, amounts in enumerate(self.amounts)]
         root, uuids, known = self.root, self.uuid, self.known
         for grp, cls, rp_id, root_id, uuid, capacity, used, max_unit \
                 in rows:
-            rc_id, by_anchor = targets[grp][cls]
+            rc_id, name, by_anchor = targets[grp][cls]
             root[rp_id] = root_id
             uuids[rp_id] = uuid
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
-            classes[rc_id] = (capacity, used, max_unit)
+            classes[name] = (capacity, used)
+            if keep_max_unit:
+                self.max_unit[rp_id, rc_id] = max_unit
             _add(by_anchor, root_id, rp_id)
             if served:
                 for anchor in served.get(rp_id, ()):
@@ -233,19 +245,21 @@ class _Search:
 
     def parts(self, index, anchor):
         """Every way group ``index`` can be served from ``anchor``."""
-        amounts = self.amounts[index]
-        options = self.options[index]
-        chosen = [options[rc_id].get(anchor) for rc_id, _amount in amounts]
+        chosen = [by_anchor.get(anchor)
+                  for by_anchor in self.option_lists[index]]
         if None in chosen:
             return ()
         same = self.groups[index]['use_same_provider']
         if list not in map(type, chosen):
             # One provider per class (every flat cloud): one way at most.
-            providers = tuple(sorted(set(chosen)))
+            first = chosen[0]
+            providers = ((first,) if chosen.count(first) == len(chosen)
+                         else tuple(sorted(set(chosen))))
             if (same and len(providers) > 1) or not self._has_required(
                     index, providers):
                 return ()
             return [_Part(self._items(index, chosen), providers)]
+        amounts = self.amounts[index]
         choices = [sorted(rp) if type(rp) is list else (rp,)
                    for rp in chosen]
         if same:
@@ -295,9 +309,10 @@ class _Search:
                     totals[rp, rc_id] += amount
             # Several groups on one (provider, class): each fitted alone,
             # so check the sum.
-            for key, amount in totals.items():
-                capacity, used, max_unit = self.known[key[0]][key[1]]
-                if int(used) + amount > int(capacity) or amount > max_unit:
+            for (rp, rc_id), amount in totals.items():
+                capacity, used = self.known[rp][self.names[rc_id]]
+                if used + amount > capacity or \
+                        amount > self.max_unit[rp, rc_id]:
                     return None
             items = tuple((rp, rc_id, amount)
                           for (rp, rc_id), amount in totals.items())
@@ -309,18 +324,36 @@ class _Search:
                             for group, part in zip(self.groups, parts))
 
     def request(self, items, mappings):
-        """The request as returned: uuids and class names."""
-        uuid, root, names = self.uuid, self.root, self.names
-        resources = [(uuid[rp], names[rc_id], amount)
-                     for rp, rc_id, amount in items]
-        resources.sort()
-        by_suffix = {}
+        """The request as returned, with uuids and class names.
+
+        ({rp_uuid: {class: amount}}, {suffix: [rp_uuid]}): providers in
+        uuid order, each one's classes by name.
+        """
+        uuid = self.uuid
         # Every provider of the items is in one group's providers.
-        for suffix, providers in mappings:
-            uuids = by_suffix[suffix] = [uuid[rp] for rp in providers]
-            self.used.update(uuids)
-            self.used_roots.update([root[rp] for rp in providers])
-        return resources, by_suffix
+        by_suffix = {suffix: [uuid[rp] for rp in providers]
+                     for suffix, providers in mappings}
+        if self.served:
+            # A sharing provider may be in another tree than the anchor.
+            root = self.root
+            self.used_roots.update([root[rp] for _suffix, providers
+                                    in mappings for rp in providers])
+        if len(mappings) == 1 and len(mappings[0][1]) == 1:
+            # One group on one provider (every flat cloud): its resources
+            # are the group's, in name order already.
+            return {by_suffix[mappings[0][0]][0]: dict(self.whole[0])}, \
+                by_suffix
+        names = self.names
+        allocations = {}
+        for rp_uuid, name, amount in sorted(
+                (uuid[rp], names[rc_id], amount)
+                for rp, rc_id, amount in items):
+            resources = allocations.get(rp_uuid)
+            if resources is None:
+                allocations[rp_uuid] = {name: amount}
+            else:
+                resources[name] = amount
+        return allocations, by_suffix
 
     def requests(self, limit, isolate, allow_nested, seen):
         """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
@@ -336,6 +369,7 @@ class _Search:
                     break
                 per_group.append(parts)
             else:
+                before = len(found)
                 for parts in itertools.product(*per_group):
                     merged = self.merge(parts, isolate, allow_nested)
                     if merged is None:
@@ -346,44 +380,51 @@ class _Search:
                         seen.add(merged)
                     found.append(self.request(*merged))
                     if limit is not None and len(found) >= limit:
-                        return found
+                        break
+                if len(found) > before and not dedup:
+                    # Without sharing providers, a request's providers
+                    # are all in its anchor's tree (else see request).
+                    self.used_roots.add(anchor)
+                if limit is not None and len(found) >= limit:
+                    break
         return found
 
 
-def _summaries(context, root_ids, known, names):
+def _summaries(context, root_ids, known):
     """Summaries of every provider in the trees of ``root_ids``.
 
     The providers and their inventory counts, then only the inventories
-    that ``known`` (the candidate rows' {rp_id: {rc_id: (capacity, used,
-    max_unit)}}) does not hold, then the traits. ``names``: {rc_id:
-    name} of the classes in ``known``. Returns {uuid: summary dict}.
+    that ``known`` (the candidate rows' {rp_id: {class name: (capacity,
+    used)}}, whose dicts become the summaries' own) does not hold, then
+    the traits. Returns {uuid: summary dict}.
     """
     values = {'roots': sorted(root_ids)}
     big = _big(root_ids)
     rows = utils.execute(context, csql.summary_providers(big), values).all()
-    missing = [rp_id for rp_id, _u, _p, _r, count in rows
-               if count != len(known.get(rp_id, ()))]
-    read = collections.defaultdict(dict)
+    uuids = {row[0]: row[1] for row in rows}
+    summaries, traits_of, missing = {}, {}, []
+    for rp_id, uuid, parent_id, root_id, count in rows:
+        resources = known.get(rp_id)
+        if resources is None:
+            resources = {}
+        if len(resources) != count:
+            missing.append(rp_id)
+        traits_of[rp_id] = traits = []
+        summaries[uuid] = {
+            'resources': resources, 'traits': traits,
+            'parent_provider_uuid': uuids.get(parent_id),
+            'root_provider_uuid': uuids[root_id]}
     if missing:
+        read = {rp_id: {} for rp_id in missing}
         for rp_id, name, capacity, used in utils.execute(
                 context, csql.summary_inventories(_big(missing)),
                 {'ids': missing}).all():
             read[rp_id][name] = (int(capacity), int(used))
-    uuids = {row[0]: row[1] for row in rows}
-    summaries = {}
-    by_id = {}
-    for rp_id, uuid, parent_id, root_id, _count in rows:
-        resources = read.get(rp_id)
-        if resources is None:
-            resources = {names[rc_id]: (int(room[0]), int(room[1]))
-                         for rc_id, room in known.get(rp_id, {}).items()}
-        by_id[rp_id] = summaries[uuid] = {
-            'resources': resources, 'traits': [],
-            'parent_provider_uuid': uuids.get(parent_id),
-            'root_provider_uuid': uuids[root_id]}
+        for rp_id, resources in read.items():
+            summaries[uuids[rp_id]]['resources'] = resources
     for rp_id, name in utils.execute(context, csql.summary_traits(big),
                                      values).all():
-        by_id[rp_id]['traits'].append(name)
+        traits_of[rp_id].append(name)
     return summaries
 
 
@@ -437,7 +478,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     drops requests using two providers of one tree (placement before
     microversion 1.29), and then summarises only the providers used.
 
-    Returns {'allocation_requests': [([(rp_uuid, class, amount)],
+    Returns {'allocation_requests': [({rp_uuid: {class: amount}},
     {suffix: [rp_uuid]})], 'provider_summaries':
     {rp_uuid: {'resources': {class: (capacity, used)}, 'traits': [...],
     'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
@@ -465,13 +506,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if limit is None:
         search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
-        used, used_roots, known = search.used, search.used_roots, search.known
+        used_roots, known = search.used_roots, search.known
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used, used_roots, known = [], set(), set(), {}
+        found, used_roots, known = [], set(), {}
         after, count = 0, limit
         while len(found) < limit:
             roots = _anchor_roots(context, request, after, count)
@@ -480,17 +521,18 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             search = _search(context, request, roots)
             found += search.requests(limit - len(found), isolate,
                                      allow_nested, seen)
-            used |= search.used
             used_roots |= search.used_roots
             known.update(search.known)
             if len(roots) < count:
                 break
             after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
-    summaries = (_summaries(context, used_roots, known, request.names)
+    summaries = (_summaries(context, used_roots, known)
                  if found else {})
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers
         # the requests use, not of their whole trees.
+        used = {uuid for _allocations, mappings in found
+                for uuids in mappings.values() for uuid in uuids}
         summaries = {uuid: summary for uuid, summary in summaries.items()
                      if uuid in used}
     return {'allocation_requests': found, 'provider_summaries': summaries}

@@ -108,6 +108,13 @@ class TestSingleProvider(CandidateTestCase):
              for r in found.allocation_requests])
         self.assertEqual({'': [first.uuid]},
                          found.allocation_requests[0].mappings)
+        # The same, by provider, classes in name order.
+        allocations = found.allocation_requests[0].allocations
+        self.assertEqual(
+            {first.uuid: {'DISK_GB': 10, 'MEMORY_MB': 1024, 'VCPU': 2}},
+            allocations)
+        self.assertEqual(['DISK_GB', 'MEMORY_MB', 'VCPU'],
+                         list(allocations[first.uuid]))
         # Summaries: the returned providers only, with every class they
         # have inventory of, requested or not.
         self.assertEqual(['first', 'last'], self.summary_names(found))
@@ -323,6 +330,17 @@ class TestNestedProviders(CandidateTestCase):
             [sorted((self.names[rp], rc, n)
                     for rp, rc, n in r.resource_requests)
              for r in found.allocation_requests])
+        # Two providers in one request: by provider uuid, and the
+        # tuples are the same amounts in that order.
+        request = found.allocation_requests[0]
+        self.assertEqual(
+            {self.numa0.uuid: {'VCPU': 2},
+             self.root.uuid: {'MEMORY_MB': 1024}},
+            request.allocations)
+        self.assertEqual(sorted(request.allocations),
+                         list(request.allocations))
+        self.assertEqual(sorted(request.resource_requests),
+                         request.resource_requests)
         # The whole tree is summarised, parents and roots named.
         self.assertEqual(['numa0', 'numa1', 'other', 'root'],
                          self.summary_names(found))
