@@ -361,7 +361,27 @@ class _Search:
         # The same request can come from two anchors only through a
         # sharing provider, which is an option of every root it serves.
         dedup = bool(self.served)
+        # One group, no sharing provider, no traits left to check: an
+        # anchor whose classes all come from one provider (a flat
+        # cloud's every anchor) gives exactly one request, built here.
+        whole = (len(self.groups) == 1 and not dedup and
+                 not self.required[0])
+        if whole:
+            options, resources = self.option_lists[0], self.whole[0]
+            suffix, uuid = self.groups[0]['suffix'], self.uuid
         for anchor in self.anchors():
+            if whole:
+                chosen = [by_anchor[anchor] for by_anchor in options]
+                first = chosen[0]
+                if type(first) is int and \
+                        chosen.count(first) == len(chosen):
+                    rp_uuid = uuid[first]
+                    found.append(({rp_uuid: dict(resources)},
+                                  {suffix: [rp_uuid]}))
+                    self.used_roots.add(anchor)
+                    if limit is not None and len(found) >= limit:
+                        break
+                    continue
             per_group = []
             for index in range(len(self.groups)):
                 parts = self.parts(index, anchor)
