@@ -123,21 +123,41 @@ def _with_room(i, n, clauses, few, blind, *columns):
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
-    if few or blind:
+    having = None
+    if blind and not few:
+        # Every inventory of the class, each joined to its provider's
+        # allocations of the class (on the covering index) and grouped
+        # by inventory: the usage is summed once per inventory, where a
+        # correlated sum would be computed twice (SQLite evaluates the
+        # one in the capacity test and the selected one apart). The
+        # inventories come in id order from the class index, so the
+        # grouping needs no sort.
+        alloc = sql.ALLOC
+        used = sa.func.coalesce(sa.func.sum(alloc.c.used), 0)
+        source = inv.outerjoin(alloc, sa.and_(
+            alloc.c.resource_provider_id == inv.c.resource_provider_id,
+            alloc.c.resource_class_id == rc_id))
+        where = sql.units_for(rc_id, amount)
+        having = sql.within_capacity(amount, used)
+    elif few or blind:
         used = sql.used_of(rc_id)
         source = inv
+        where = sql.room_for(rc_id, amount, used, few=blind)
     else:
         usage = sql.class_usage(rc_id)
         used = sa.func.coalesce(usage.c.used, 0)
         source = sql.inventory_with_usage(usage)
+        where = sql.room_for(rc_id, amount, used)
     # SUM gives a DECIMAL on PostgreSQL and MySQL: read as an integer,
     # the search and the summaries use the value as it comes.
-    return (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
-                        if c == 'used' else c for c in columns))
-            .select_from(source.join(
-                rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, used, few=few and blind),
-                   *clauses))
+    select = (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
+                          if c == 'used' else c for c in columns))
+              .select_from(source.join(
+                  rp, rp.c.id == inv.c.resource_provider_id))
+              .where(where, *clauses))
+    if having is not None:
+        select = select.group_by(inv.c.id).having(having)
+    return select
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)

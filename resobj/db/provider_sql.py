@@ -93,14 +93,24 @@ def room_for(rc_id, amount, used, few=False):
     """
     if not isinstance(amount, sa.ClauseElement):
         amount = sa.literal(amount, sa.Integer)
+    return sa.and_(units_for(rc_id, amount, few),
+                   within_capacity(amount, used))
+
+
+def units_for(rc_id, amount, few=False):
+    """:func:`room_for` but the capacity test: class and unit rules."""
     rc = INV.c.resource_class_id + 0 if few else INV.c.resource_class_id
     return sa.and_(
         rc == rc_id,
-        used + amount
-        <= (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio,
         INV.c.min_unit <= amount,
         INV.c.max_unit >= amount,
         amount % INV.c.step_size == 0)
+
+
+def within_capacity(amount, used):
+    """:func:`room_for`'s capacity test alone."""
+    return (used + amount
+            <= (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio)
 
 
 def inventory_with_usage(usage):
