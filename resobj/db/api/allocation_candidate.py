@@ -86,8 +86,10 @@ def _tree_roots(context, uuids):
     return found
 
 
-def _big(ids):
-    return len(ids) > csql.MAX_BOUND_IDS
+def _id_set(context, ids):
+    """(style, bound value) of an id set, see candidate_sql.id_style."""
+    style = csql.id_style(context.session.get_bind().dialect.name, ids)
+    return style, csql.id_value(style, ids)
 
 
 def _anchor_roots(context, request, after, count):
@@ -138,10 +140,10 @@ def _candidate_rows(context, request, roots=None):
 def _trait_links(context, provider_ids, trait_ids):
     """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
     links = collections.defaultdict(set)
+    style, ids = _id_set(context, provider_ids)
     for rp_id, trait_id in utils.execute(
-            context,
-            csql.trait_links(_big(provider_ids)),
-            {'ids': sorted(provider_ids), 'traits': sorted(trait_ids)}):
+            context, csql.trait_links(style),
+            {'ids': ids, 'traits': sorted(trait_ids)}):
         links[rp_id].add(trait_id)
     return links
 
@@ -418,9 +420,10 @@ def _summaries(context, root_ids, known):
     used)}}, whose dicts become the summaries' own) does not hold, then
     the traits. Returns {uuid: summary dict}.
     """
-    values = {'roots': sorted(root_ids)}
-    big = _big(root_ids)
-    rows = utils.execute(context, csql.summary_providers(big), values).all()
+    style, roots = _id_set(context, root_ids)
+    values = {'roots': roots}
+    rows = utils.execute(context, csql.summary_providers(style),
+                         values).all()
     uuids = {row[0]: row[1] for row in rows}
     summaries, traits_of, missing = {}, {}, []
     for rp_id, uuid, parent_id, root_id, count in rows:
@@ -436,13 +439,14 @@ def _summaries(context, root_ids, known):
             'root_provider_uuid': uuids[root_id]}
     if missing:
         read = {rp_id: {} for rp_id in missing}
+        missing_style, ids = _id_set(context, missing)
         for rp_id, name, capacity, used in utils.execute(
-                context, csql.summary_inventories(_big(missing)),
-                {'ids': missing}).all():
+                context, csql.summary_inventories(missing_style),
+                {'ids': ids}).all():
             read[rp_id][name] = (int(capacity), int(used))
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
-    for rp_id, name in utils.execute(context, csql.summary_traits(big),
+    for rp_id, name in utils.execute(context, csql.summary_traits(style),
                                      values).all():
         traits_of[rp_id].append(name)
     return summaries

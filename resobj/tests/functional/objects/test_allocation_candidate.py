@@ -4,6 +4,7 @@ import fixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from resobj.db import candidate_sql as csql
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
@@ -228,22 +229,37 @@ class TestSingleProvider(CandidateTestCase):
             self.assertEqual(everything[:limit],
                              self.requests(request, limit=limit))
 
-    def test_long_id_lists_are_written_into_the_sql(self):
-        # Past SQLite's parameter limit the id lists are inlined; force
-        # that path with a tiny limit and compare.
+    def test_every_way_of_binding_id_sets_gives_the_same_answer(self):
+        # The summaries' and trait checks' id sets are bound as JSON
+        # (SQLite), an array (PostgreSQL), one parameter per id, or
+        # written into the SQL past MAX_BOUND_IDS. Force each one on
+        # this backend and compare.
         for n in range(4):
             self.make('cn%d' % n, VCPU=4).set_traits([AVX2])
         request = group(resources={'VCPU': 1}, required_traits=[{AVX2}])
-        bound = self.get(request)
-        self.useFixture(fixtures.MockPatch(
-            'resobj.db.candidate_sql.MAX_BOUND_IDS', 1))
-        inlined = self.get(request)
+        native = self.get(request)
+        self.assertEqual(4, len(native.allocation_requests))
+        real_style = csql.id_style
+        dialect = self.engine.dialect.name
+        styles = [real_style(dialect, [1])]
+        for style in ('bound', 'inline'):
+            with fixtures.MockPatch(
+                    'resobj.db.candidate_sql.id_style',
+                    side_effect=lambda dialect, ids: style) as patch:
+                found = self.get(request)
+            self.assertTrue(patch.mock.called)
+            styles.append(style)
+            self.assertEqual(
+                [r.allocations for r in native.allocation_requests],
+                [r.allocations for r in found.allocation_requests])
+            self.assertEqual(
+                {u: (s.resources, s.traits)
+                 for u, s in native.provider_summaries.items()},
+                {u: (s.resources, s.traits)
+                 for u, s in found.provider_summaries.items()})
         self.assertEqual(
-            [r.resource_requests for r in bound.allocation_requests],
-            [r.resource_requests for r in inlined.allocation_requests])
-        self.assertEqual(
-            {u: s.resources for u, s in bound.provider_summaries.items()},
-            {u: s.resources for u, s in inlined.provider_summaries.items()})
+            {'sqlite': 'json', 'postgresql': 'array'}.get(dialect, 'bound'),
+            styles[0])
 
 
 class TestSharingProviders(CandidateTestCase):
