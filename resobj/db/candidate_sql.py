@@ -165,12 +165,15 @@ def _with_room(i, n, clauses, few, blind, *columns):
 
     ``few``: the clauses limit the providers to a few (some trees, one
     root); each provider's usage is then summed on its own (an
-    index-only lookup) rather than every provider's at once. ``blind``:
-    the planner has no statistics (SQLite). It sums usage per provider
-    always (faster there than grouping all of a class's allocations
-    first), and with ``few`` the class index is hidden from it (see
-    ``provider_sql.room_for``); PostgreSQL and MySQL plan better with
-    it.
+    index-only lookup) rather than every provider's at once, and the
+    class index is hidden from the planner (see
+    ``provider_sql.room_for``), so that it starts from those providers.
+    A planner without statistics (SQLite always, PostgreSQL on tables
+    not analysed yet) otherwise walks every inventory of the class with
+    its usage and keeps the few: 24 ms instead of 3 on PostgreSQL for 50
+    roots among 1,000. ``blind``: the planner has no statistics
+    (SQLite); it sums usage per provider always, faster there than
+    grouping all of a class's allocations first.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
@@ -193,7 +196,7 @@ def _with_room(i, n, clauses, few, blind, *columns):
     elif few or blind:
         used = sql.used_of(rc_id)
         source = inv
-        where = sql.room_for(rc_id, amount, used, few=blind)
+        where = sql.room_for(rc_id, amount, used, few=few)
     else:
         usage = sql.class_usage(rc_id)
         used = sa.func.coalesce(usage.c.used, 0)

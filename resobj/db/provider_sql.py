@@ -84,8 +84,9 @@ def room_for(rc_id, amount, used, few=False):
     :func:`class_usage` (``COALESCE(usage.used, 0)``) or :func:`used_of`.
     ``few``: the caller limits the providers otherwise (a tree, a few
     roots); the class test is then written so that no index can serve
-    it, or planners without statistics (SQLite) walk every inventory of
-    the class instead of the few providers' own.
+    it, or planners without statistics (SQLite, PostgreSQL before its
+    first ANALYZE) walk every inventory of the class instead of the few
+    providers' own.
     The capacity rule of placement: used + amount within
     (total - reserved) * allocation_ratio, and amount within min_unit,
     max_unit and a multiple of step_size. ``rc_id`` and ``amount`` may

@@ -506,36 +506,33 @@ class TestStatementCount(CandidateTestCase):
 
 
 class TestFirstRootsPlan(CandidateTestCase):
-    """PostgreSQL tests the candidate roots one by one, with statistics.
+    """PostgreSQL's plans for a limited search, with and without statistics.
 
     With ``limit``, the first statement walks roots in id order and tests
     each with one EXISTS per class, so that it stops after ``limit``
     roots. Once the tables have statistics, PostgreSQL used to pull
     those tests up into semi-joins computed over every provider at once.
+    The second statement reads those roots' trees only; before the
+    tables had statistics, PostgreSQL read every inventory of each class
+    instead, with its usage, and kept the window's.
     """
 
     scenarios = [s for s in CandidateTestCase.scenarios
                  if s[0] == 'postgresql']
 
-    def test_exists_tests_stay_per_root_subplans(self):
-        for n in range(30):
-            cn = self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768,
-                           DISK_GB=1000)
-            pf.allocate(self.context, cn.id, 'VCPU', 1, 2)
-        with self.engine.connect() as conn:
-            conn.execute(sa.text('ANALYZE'))
-            conn.commit()
+    def plan_nodes(self, marker, **request):
+        """Every node of the plan of the one statement with ``marker``."""
         sent = []
 
         def record(conn, cursor, statement, parameters, context, many):
-            if 'anchor' in statement:
+            if marker in statement:
                 sent.append(cursor.mogrify(statement, parameters).decode())
         sa.event.listen(self.engine, 'before_cursor_execute', record)
         self.addCleanup(sa.event.remove, self.engine,
                         'before_cursor_execute', record)
         found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
-                                          'DISK_GB': 10}), limit=5)
-        self.assertEqual(5, len(found.allocation_requests))
+                                          'DISK_GB': 10}), **request)
+        self.assertEqual(request['limit'], len(found.allocation_requests))
         self.assertEqual(1, len(sent), sent)
         with self.engine.connect() as conn:
             plan = conn.exec_driver_sql(
@@ -548,6 +545,28 @@ class TestFirstRootsPlan(CandidateTestCase):
             for child in node.get('Plans', ()):
                 walk(child)
         walk(plan)
+        return nodes
+
+    def test_window_rows_start_from_its_roots_without_statistics(self):
+        for n in range(60):
+            self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
+        nodes = self.plan_nodes(' AS grp', limit=5)
+        indexes = [n.get('Index Name') for n in nodes]
+        # Not every inventory of the class, but the roots' own.
+        self.assertNotIn('ix_inventories_resource_class_id', indexes)
+        self.assertIn('uq_inventories_resource_provider_id_resource_class_id',
+                      indexes)
+
+    def test_exists_tests_stay_per_root_subplans(self):
+        for n in range(30):
+            cn = self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768,
+                           DISK_GB=1000)
+            pf.allocate(self.context, cn.id, 'VCPU', 1, 2)
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('ANALYZE'))
+            conn.commit()
+        nodes = self.plan_nodes('anchor', limit=5)
+        plan = nodes[0]
         self.assertEqual(
             [], [n['Join Type'] for n in nodes
                  if n.get('Join Type') in ('Semi', 'Anti')])
