@@ -175,16 +175,19 @@ class TestReplaceAllocations(db_base.DBTestCase):
     def test_statement_count_does_not_grow_with_allocations(self):
         other = fx.provider(self.context)
         fx.inventory(self.context, other, VCPU, total=100, max_unit=100)
+        # PostgreSQL inserts in a WITH of the bump: one statement less.
+        merged = int(self.engine.dialect.name == 'postgresql')
         # A first claim: the read-and-check, the insert, the bump.
         first = self._statements(self.c1, (self.rp, self.c1, VCPU, 1))
-        self.assertEqual(3, len(first), first)
+        self.assertEqual(3 - merged, len(first), first)
         # A replacement across two providers adds only the delete: one
         # compare-and-swap for both providers, except on MySQL, which
         # has no UPDATE ... RETURNING to name the one that moved.
         moved = self._statements(self.c1, (self.rp, self.c1, VCPU, 1),
                                  (other, self.c1, VCPU, 1))
-        self.assertEqual(4 if self.engine.dialect.update_returning else 5,
-                         len(moved), moved)
+        self.assertEqual(
+            (4 if self.engine.dialect.update_returning else 5) - merged,
+            len(moved), moved)
         for _ in range(12):
             c = fx.consumer(self.context)
             self._replace([c], (self.rp, c, VCPU, 1), (other, c, VCPU, 1))
@@ -226,17 +229,19 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self._claim('00000000-0000-0000-0000-00000000000a', None)
         # A new consumer: the provider, class and owner ids with whether
         # the consumer exists, the consumer insert (at generation 1), the
-        # read-and-check, the allocation insert, the provider bump.
+        # read-and-check, the allocation insert, the provider bump (the
+        # last two one statement on PostgreSQL).
+        merged = int(self.engine.dialect.name == 'postgresql')
         generation, new = self._claim(
             '00000000-0000-0000-0000-00000000000b', None)
         self.assertEqual(1, generation)
-        self.assertEqual(5, len(new), new)
+        self.assertEqual(5 - merged, len(new), new)
         # Replacing its allocations: the consumer's lookup, the delete
         # and its compare-and-swap, and no insert of it.
         generation, again = self._claim(
             '00000000-0000-0000-0000-00000000000b', 1, vcpus=2)
         self.assertEqual(2, generation)
-        self.assertEqual(7, len(again), again)
+        self.assertEqual(7 - merged, len(again), again)
         self.assertEqual({'VCPU': 3, 'MEMORY_MB': 512},
                          fx.usage(self.context, self.rp))
 
