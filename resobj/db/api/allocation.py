@@ -141,7 +141,7 @@ _BUMP = (
 _BUMP_RETURNING = _BUMP.returning(_RP.c.id)
 
 
-def _insert_and_bump_query():
+def _insert_with_bump_query():
     """WITH inserted AS (INSERT the rows) UPDATE ... RETURNING id.
 
     PostgreSQL only. The rows come as four parallel integer arrays
@@ -162,7 +162,7 @@ def _insert_and_bump_query():
     return _BUMP_RETURNING.add_cte(inserted)
 
 
-_INSERT_AND_BUMP = _insert_and_bump_query()
+_INSERT_WITH_BUMP = _insert_with_bump_query()
 _CLASS_NAME = sa.select(_RC.c.name).where(_RC.c.id == sa.bindparam('id'))
 
 
@@ -234,7 +234,7 @@ def _class_name(conn, rc_id):
     return conn.execute(_CLASS_NAME, {'id': rc_id}).scalar() or rc_id
 
 
-def _insert_and_bump(conn, rows, seen):
+def _insert_with_bump(conn, rows, seen):
     """Steps 3 and 4 as one statement (PostgreSQL); the ids bumped.
 
     A claim is a handful of round trips, each costing more than the
@@ -244,44 +244,48 @@ def _insert_and_bump(conn, rows, seen):
     """
     columns = list(zip(*((row.resource_provider_id, row.consumer_id,
                           row.resource_class_id, row.used) for row in rows)))
-    return set(conn.execute(_INSERT_AND_BUMP, {
+    return set(conn.execute(_INSERT_WITH_BUMP, {
         'rps': list(columns[0]), 'consumers': list(columns[1]),
         'rcs': list(columns[2]), 'useds': list(columns[3]),
         'now': base.utcnow(), 'seen': seen}).scalars())
 
 
-def _bump_generations(conn, providers, rows=()):
-    """Compare-and-swap every provider's generation.
+def _bump(conn, seen):
+    """Compare-and-swap the (id, generation) pairs ``seen``; ids bumped."""
+    if conn.dialect.update_returning:
+        return set(conn.execute(_BUMP_RETURNING, {'seen': seen}).scalars())
+    bumped = set()
+    for rp_id, gen in seen:
+        if not conn.execute(_BUMP, {'seen': [(rp_id, gen)]}).rowcount:
+            break
+        bumped.add(rp_id)
+    return bumped
+
+
+def _insert_and_bump(conn, providers, rows):
+    """Steps 3 and 4: insert ``rows``, compare-and-swap every generation.
 
     ``providers`` maps id to (uuid, generation read in this transaction);
     returns id to (uuid, new generation). One UPDATE for all providers
     where the database returns the ids it updated (PostgreSQL, SQLite),
-    so the ones missing are those that moved. MySQL and MariaDB have no
-    UPDATE ... RETURNING and a rowcount cannot name the provider that
-    moved: there, one UPDATE per provider (one in all for a claim on a
-    single provider). ``rows``: new allocation rows to insert first,
-    in the same statement on PostgreSQL.
+    so the ones missing are those that moved; on PostgreSQL the insert
+    is a WITH of that UPDATE (:func:`_insert_with_bump`). MySQL and
+    MariaDB have no UPDATE ... RETURNING and a rowcount cannot name the
+    provider that moved: there, one UPDATE per provider (one in all for
+    a claim on a single provider).
     """
+    # Every row's provider is among ``providers`` (step 1 checked it).
     seen = sorted((rp_id, gen) for rp_id, (_, gen) in providers.items())
-    if rows and seen and conn.dialect.name == 'postgresql':
-        bumped = _insert_and_bump(conn, rows, seen)
+    if not seen:
+        return {}
+    if rows and conn.dialect.name == 'postgresql':
+        bumped = _insert_with_bump(conn, rows, seen)
     else:
         if rows:
             now = base.utcnow()
             conn.execute(_INSERT, [dict(row._asdict(), created_at=now)
                                    for row in rows])
-        if not seen:
-            return {}
-        if conn.dialect.update_returning:
-            bumped = set(conn.execute(_BUMP_RETURNING,
-                                      {'seen': seen}).scalars())
-        else:
-            bumped = set()
-            for rp_id, gen in seen:
-                if not conn.execute(_BUMP,
-                                    {'seen': [(rp_id, gen)]}).rowcount:
-                    break
-                bumped.add(rp_id)
+        bumped = _bump(conn, seen)
     for rp_id, gen in seen:
         if rp_id not in bumped:
             raise exception.ResourceProviderConcurrentUpdateDetected(
@@ -321,7 +325,7 @@ def _replace(conn, consumer_ids, rows, fresh=False):
     providers, held = _snapshot(conn, consumer_ids, new, fresh)
     if held:
         conn.execute(_DELETE, {'consumer_ids': consumer_ids})
-    return _bump_generations(conn, providers, new)
+    return _insert_and_bump(conn, providers, new)
 
 
 # Passed as a consumer's expected generation when the caller does not
