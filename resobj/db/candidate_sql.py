@@ -193,10 +193,10 @@ def _with_room(i, n, clauses, few, blind, *columns):
             alloc.c.resource_class_id == rc_id))
         where = sql.units_for(rc_id, amount)
         having = sql.within_capacity(amount, used)
-    elif few or blind:
+    elif few:
         used = sql.used_of(rc_id)
         source = inv
-        where = sql.room_for(rc_id, amount, used, few=few)
+        where = sql.room_for(rc_id, amount, used, few=True)
     else:
         usage = sql.class_usage(rc_id)
         used = sa.func.coalesce(usage.c.used, 0)

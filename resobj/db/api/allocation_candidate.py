@@ -331,21 +331,18 @@ class _Search:
         ({rp_uuid: {class: amount}}, {suffix: [rp_uuid]}): providers in
         uuid order, each one's classes by name.
         """
-        uuid = self.uuid
-        # Every provider of the items is in one group's providers.
-        by_suffix = {suffix: [uuid[rp] for rp in providers]
-                     for suffix, providers in mappings}
         if self.served:
             # A sharing provider may be in another tree than the anchor.
             root = self.root
             self.used_roots.update([root[rp] for _suffix, providers
                                     in mappings for rp in providers])
         if len(mappings) == 1 and len(mappings[0][1]) == 1:
-            # One group on one provider (every flat cloud): its resources
-            # are the group's, in name order already.
-            return {by_suffix[mappings[0][0]][0]: dict(self.whole[0])}, \
-                by_suffix
-        names = self.names
+            suffix, (rp,) = mappings[0]
+            return self._whole_request(suffix, rp)
+        uuid, names = self.uuid, self.names
+        # Every provider of the items is in one group's providers.
+        by_suffix = {suffix: [uuid[rp] for rp in providers]
+                     for suffix, providers in mappings}
         allocations = {}
         for rp_uuid, name, amount in sorted(
                 (uuid[rp], names[rc_id], amount)
@@ -356,6 +353,14 @@ class _Search:
             else:
                 resources[name] = amount
         return allocations, by_suffix
+
+    def _whole_request(self, suffix, rp):
+        """The request of the only group, taken whole by provider ``rp``.
+
+        Its resources are the group's, in name order already.
+        """
+        rp_uuid = self.uuid[rp]
+        return {rp_uuid: dict(self.whole[0])}, {suffix: [rp_uuid]}
 
     def requests(self, limit, isolate, allow_nested, seen):
         """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
@@ -369,17 +374,14 @@ class _Search:
         whole = (len(self.groups) == 1 and not dedup and
                  not self.required[0])
         if whole:
-            options, resources = self.option_lists[0], self.whole[0]
-            suffix, uuid = self.groups[0]['suffix'], self.uuid
+            options, suffix = self.option_lists[0], self.groups[0]['suffix']
         for anchor in self.anchors():
             if whole:
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
                 if type(first) is int and \
                         chosen.count(first) == len(chosen):
-                    rp_uuid = uuid[first]
-                    found.append(({rp_uuid: dict(resources)},
-                                  {suffix: [rp_uuid]}))
+                    found.append(self._whole_request(suffix, first))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break
