@@ -66,6 +66,22 @@ def translate_errors():
 _local = threading.local()
 
 
+@contextlib.contextmanager
+def writing():
+    """Transactions this thread begins in the block intend to write.
+
+    On SQLite they begin with BEGIN IMMEDIATE (see :func:`_sqlite_begin`),
+    as the writer decorators' do: for code that runs its own transaction
+    on an engine, such as the schema sync.
+    """
+    outer = getattr(_local, 'writes', False)
+    _local.writes = True
+    try:
+        yield
+    finally:
+        _local.writes = outer
+
+
 def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):

@@ -1,6 +1,12 @@
 """The alembic migrations build exactly the schema the models describe."""
 
+import os
+import subprocess
+import sys
+
+import fixtures
 from oslo_db.sqlalchemy import test_migrations
+import sqlalchemy as sa
 
 from resobj.db import migration
 from resobj.db import models
@@ -35,3 +41,64 @@ class TestDbSync(db_base.DBTestCase):
         migration.db_sync(self.engine)
         self.assertEqual(migration.head_revision(),
                          migration.db_version(self.engine))
+
+
+# Configures the facade on argv[1] as resobj-api does, says it is ready,
+# waits for a byte on stdin (sent to all processes at once), then syncs.
+_SYNC_PROCESS = '''
+import sys
+from oslo_config import cfg
+from resobj import conf as resobj_conf
+from resobj.db import facade, migration
+conf = cfg.ConfigOpts()
+resobj_conf.register_opts(conf)
+conf([], default_config_files=[], default_config_dirs=[])
+conf.set_override('connection', sys.argv[1], group='database')
+facade.configure(conf)
+facade.get_engine().dispose()
+print('ready', flush=True)
+sys.stdin.read(1)
+migration.db_sync()
+'''
+
+
+class TestConcurrentDbSync(db_base.DBTestCase):
+    """Several processes sync one empty database at the same moment.
+
+    As the workers of a WSGI server do when each loads resobj.api.wsgi.
+    """
+    scenarios = db_base.EMPTY_BACKEND_SCENARIOS
+    PROCESSES = 3
+
+    def _url(self):
+        if self.backend == 'sqlite':
+            # The fixture's SQLite database is in memory, which other
+            # processes cannot open: a file, as resobj-api uses.
+            return 'sqlite:///' + os.path.join(
+                self.useFixture(fixtures.TempDir()).path, 'sync.sqlite')
+        return self.engine.url.render_as_string(hide_password=False)
+
+    def test_every_process_succeeds_and_the_schema_is_current(self):
+        url = self._url()
+        procs = [subprocess.Popen(
+            [sys.executable, '-c', _SYNC_PROCESS, url],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT)
+            for _ in range(self.PROCESSES)]
+        for proc in procs:
+            self.addCleanup(proc.kill)
+        for proc in procs:
+            self.assertEqual(b'ready\n', proc.stdout.readline(),
+                             'a sync process failed to start')
+        for proc in procs:
+            proc.stdin.write(b'x')
+            proc.stdin.flush()
+        outputs = [proc.communicate(timeout=120)[0].decode()
+                   for proc in procs]
+        self.assertEqual([0] * self.PROCESSES,
+                         [proc.returncode for proc in procs],
+                         '\n'.join(outputs))
+        engine = sa.create_engine(url)
+        self.addCleanup(engine.dispose)
+        self.assertEqual(migration.head_revision(),
+                         migration.db_version(engine))
