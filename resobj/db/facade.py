@@ -67,15 +67,17 @@ _local = threading.local()
 
 
 @contextlib.contextmanager
-def writing():
+def writing(writes=True):
     """Transactions this thread begins in the block intend to write.
 
-    On SQLite they begin with BEGIN IMMEDIATE (see :func:`_sqlite_begin`),
-    as the writer decorators' do: for code that runs its own transaction
-    on an engine, such as the schema sync.
+    On SQLite they begin with BEGIN IMMEDIATE (see :func:`_sqlite_begin`).
+    The writer decorators use it, and so does code that runs its own
+    transaction on an engine, such as the schema sync. ``writes=False``
+    keeps the intent of an enclosing block (a reader inside a writer
+    still runs in the writer's transaction).
     """
     outer = getattr(_local, 'writes', False)
-    _local.writes = True
+    _local.writes = writes or outer
     try:
         yield
     finally:
@@ -89,13 +91,8 @@ def _translating(manager, writes=False):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            outer = getattr(_local, 'writes', False)
-            _local.writes = writes or outer
-            try:
-                with translate_errors():
-                    return transactional(*args, **kwargs)
-            finally:
-                _local.writes = outer
+            with writing(writes), translate_errors():
+                return transactional(*args, **kwargs)
         return wrapper
     return decorator
 
