@@ -83,3 +83,17 @@ def settle_gc():
     gc.freeze()
     _threshold, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_FIRST_GENERATION_THRESHOLD, older, oldest)
+
+
+def before_serving():
+    """Ready a loaded application for serving, here or in forked workers.
+
+    Loading synced the schema over pooled connections. Workers forked
+    from this process (resobj-api's, or those of a server that loads the
+    application before forking: gunicorn --preload, uWSGI without
+    lazy-apps) would otherwise share them, two processes talking over one
+    socket; closed here, each worker opens its own. Then the collector is
+    settled (:func:`settle_gc`).
+    """
+    facade.dispose()
+    settle_gc()

@@ -136,8 +136,7 @@ def main(argv=None):
         print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 1
     # The master's pooled connections must not leak into the workers.
-    facade.get_engine().dispose()
-    service.settle_gc()
+    service.before_serving()
     print('%s %s: serving on http://%s:%d with %d workers, %s auth, '
           'database %s' % (PROG, version.version_string(), conf.api.host,
                            conf.api.port, conf.api.workers,
