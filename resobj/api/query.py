@@ -121,6 +121,28 @@ def required(values, version):
     return any_of, forbidden
 
 
+def root_required(value):
+    """root_required=A,!B -> (required set, forbidden set) (from 1.35).
+
+    The syntax of required= before 1.39: names, forbidden ones with a
+    leading ``!``; no ``in:`` form.
+    """
+    required, forbidden = set(), set()
+    for name in (n.strip() for n in value.split(',')):
+        target = required
+        if name.startswith('!'):
+            target, name = forbidden, name[1:]
+        if not _NAME_RE.match(name):
+            raise bad_value('Invalid trait name %r in root_required=%s.'
+                            % (name, value))
+        target.add(name)
+    both = required & forbidden
+    if both:
+        raise bad_value('A trait cannot be both required and forbidden '
+                        'in root_required: %s.' % ', '.join(sorted(both)))
+    return required, forbidden
+
+
 def _check_traits(names, value):
     for name in names:
         if not _NAME_RE.match(name):

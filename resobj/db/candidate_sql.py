@@ -13,7 +13,10 @@ group's n-th class by class id; ``agg_<group>_<n>`` for its n-th
 ``member_of`` set, ``fagg_<group>`` its forbidden aggregates,
 ``ftrait_<group>`` its forbidden trait ids, ``rtrait_<group>_<n>`` a
 single-provider group's n-th required set, ``tree_<group>`` the root
-id of its ``in_tree``. :func:`params` computes them from the groups.
+id of its ``in_tree``. :func:`params` computes them from the groups;
+:func:`root_params` those of the request-wide ``root_required``:
+``root_traits`` (and their number, ``root_trait_count``) and
+``root_forbidden``.
 """
 
 import functools
@@ -74,6 +77,45 @@ def params(groups, trait_ids, tree_roots):
         if group['in_tree'] is not None:
             values['tree_%d' % i] = tree_roots[group['in_tree']]
     return values
+
+
+def root_shape(required, forbidden):
+    """(any required, any forbidden): the shape of ``root_required``."""
+    return bool(required), bool(forbidden)
+
+
+def root_params(required, forbidden):
+    """The bound values of ``root_required``, from trait ids."""
+    values = {}
+    if required:
+        values['root_traits'] = sorted(required)
+        values['root_trait_count'] = len(required)
+    if forbidden:
+        values['root_forbidden'] = sorted(forbidden)
+    return values
+
+
+def root_clauses(root_id, root_filter):
+    """``root_id`` (a root provider id column) passes ``root_required``.
+
+    Every required trait: the root's links among them number as many as
+    they do (one statement shape whatever their number). No forbidden
+    trait: the root is not among the providers having one.
+    """
+    required, forbidden = root_filter
+    links = sql.RP_TRAIT
+    clauses = []
+    if required:
+        clauses.append(root_id.in_(
+            sa.select(links.c.resource_provider_id)
+            .where(links.c.trait_id.in_(_list('root_traits')))
+            .group_by(links.c.resource_provider_id)
+            .having(sa.func.count() == _int('root_trait_count'))))
+    if forbidden:
+        clauses.append(root_id.not_in(
+            sa.select(links.c.resource_provider_id)
+            .where(links.c.trait_id.in_(_list('root_forbidden')))))
+    return clauses
 
 
 def _int(name):
@@ -216,21 +258,33 @@ def _with_room(i, n, clauses, few, blind, *columns):
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def candidate_rows(request_shape, windowed=False, sharing=False,
-                   blind=False):
+                   blind=False, root_filter=(False, False)):
     """Rows (grp, cls, rp_id, root_id, uuid, capacity, used, max_unit).
 
     One row per provider with room for each (group, class) pair, ``cls``
     being the class's index in the group's classes by id. ``windowed``:
     only providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
+    ``root_filter`` (see :func:`root_shape`): outside a window (whose
+    roots passed it already), only providers whose root passes
+    ``root_required`` and (with ``sharing``) the sharing providers
+    ``:sharing_ids``, which serve other trees whatever their own root.
     """
     selects = []
+    root_ok = None
+    if not windowed and any(root_filter):
+        root_ok = sa.and_(*root_clauses(sql.RP.c.root_provider_id,
+                                        root_filter))
+        if sharing:
+            root_ok = sa.or_(root_ok, sql.RP.c.id.in_(_list('sharing_ids')))
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape)
         if windowed:
             window = sql.RP.c.root_provider_id.in_(_list('roots'))
             clauses.append(sa.or_(window, sql.RP.c.id.in_(
                 _list('sharing_ids'))) if sharing else window)
+        elif root_ok is not None:
+            clauses.append(root_ok)
         for n in range(group_shape[0]):
             selects.append(_with_room(
                 i, n, clauses, windowed, blind,
@@ -244,12 +298,14 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def anchor_roots(request_shape, served=False, blind=False):
+def anchor_roots(request_shape, served=False, blind=False,
+                 root_filter=(False, False)):
     """The first ``:count`` root ids above ``:after`` that may anchor.
 
-    A root may anchor a candidate when, for every class of every group,
-    a provider of its tree has room or (with ``served``) a sharing
-    provider serves it (it is in ``:served_roots``): a necessary
+    A root may anchor a candidate when it passes ``root_required``
+    (``root_filter``, see :func:`root_shape`) and, for every class of
+    every group, a provider of its tree has room or (with ``served``) a
+    sharing provider serves it (it is in ``:served_roots``): a necessary
     condition only. Each test is an EXISTS on the root, so the database
     walks roots in id order and stops after ``:count``. Roots are the
     parentless providers, which planners estimate from statistics.
@@ -291,8 +347,17 @@ def anchor_roots(request_shape, served=False, blind=False):
                 condition = sa.or_(condition,
                                    anchor.c.id.in_(_list('served_roots')))
             conditions.append(condition)
+    conditions += root_clauses(anchor.c.id, root_filter)
     return (sa.select(anchor.c.id).where(*roots, *conditions)
             .order_by(anchor.c.id).limit(_int('count')))
+
+
+@functools.lru_cache(maxsize=4)
+def root_passing(root_filter):
+    """The providers ``:ids`` whose root passes ``root_required``."""
+    return sa.select(sql.RP.c.id).where(
+        sql.RP.c.id.in_(_list('ids')),
+        *root_clauses(sql.RP.c.root_provider_id, root_filter))
 
 
 @functools.lru_cache(maxsize=1)

@@ -18,11 +18,14 @@ never a guess):
 * per group: required traits (any-of sets), forbidden traits,
   ``member_of`` (any-of sets) and forbidden aggregates (the provider or
   its root for the unsuffixed group, the provider itself for a suffixed
-  one, as in placement), ``in_tree``; and ``limit``.
+  one, as in placement), ``in_tree``; and ``limit``;
+* request-wide, traits the root of each candidate's (non-sharing) tree
+  must have or must not have (placement's ``root_required``), whichever
+  providers of the tree serve the request; sharing providers serve
+  such trees whatever their own root.
 
 Not supported: groups without resources (placement 1.35+ resourceless
-groups), ``root_required`` and ``same_subtree``, which this API has no
-argument for.
+groups) and ``same_subtree``, which this API has no argument for.
 """
 
 from resobj.db.api import allocation_candidate as ac_db
@@ -163,7 +166,8 @@ class AllocationCandidates:
 
     @classmethod
     def get_by_requests(cls, context, groups, limit=None, group_policy=None,
-                        allow_nested=True):
+                        allow_nested=True, root_required=None,
+                        root_forbidden=None):
         """Candidates that satisfy every group of ``groups``.
 
         ``limit``: at most this many requests (the first ones in root
@@ -172,7 +176,9 @@ class AllocationCandidates:
         one provider; None or 'none' allows it. ``allow_nested=False``
         drops requests that use two providers of one tree, and
         summarises only the providers the requests use (placement
-        before 1.29).
+        before 1.29). ``root_required`` / ``root_forbidden``: trait
+        names the root provider of each request's (non-sharing) tree
+        must have / must not have (placement's ``root_required``).
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names,
         ResourceProviderNotFound for an unknown ``in_tree``, Invalid for
@@ -187,6 +193,13 @@ class AllocationCandidates:
                                   not isinstance(limit, int) or limit < 1):
             raise exception.Invalid(
                 message='limit must be a positive integer, not %r' % limit)
+        root_required = frozenset(root_required or ())
+        root_forbidden = frozenset(root_forbidden or ())
+        both = root_required & root_forbidden
+        if both:
+            raise exception.Invalid(
+                message='Traits both required and forbidden on the root: %s'
+                        % ', '.join(sorted(both)))
         groups = list(groups)
         suffixes = [group.suffix for group in groups]
         if len(set(suffixes)) != len(suffixes):
@@ -199,7 +212,9 @@ class AllocationCandidates:
                 message='An allocation candidate request needs resources')
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
-                                     allow_nested=allow_nested)
+                                     allow_nested=allow_nested,
+                                     root_required=root_required,
+                                     root_forbidden=root_forbidden)
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
         return cls(

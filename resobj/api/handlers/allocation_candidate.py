@@ -111,11 +111,12 @@ def list_allocation_candidates(req):
     version = util.version(req)
     params = util.query(req, common.for_version(schema.query, version),
                         repeatable=('same_subtree',), only_known=True)
-    for unsupported in ('root_required', 'same_subtree'):
-        if unsupported in params:
-            raise errors.bad_request(
-                '%s is not supported by this service yet; the request '
-                'was not evaluated.' % unsupported)
+    if 'same_subtree' in params:
+        raise errors.bad_request(
+            'same_subtree is not supported by this service yet; the request '
+            'was not evaluated.')
+    root_required, root_forbidden = query.root_required(
+        params['root_required']) if 'root_required' in params else ((), ())
     groups = _groups(req, version)
     suffixed = [g for g in groups if g.suffix]
     policy = params.get('group_policy')
@@ -127,7 +128,8 @@ def list_allocation_candidates(req):
     try:
         candidates = ac_obj.AllocationCandidates.get_by_requests(
             util.context(req), groups, limit=limit, group_policy=policy,
-            allow_nested=version >= (1, 29))
+            allow_nested=version >= (1, 29), root_required=root_required,
+            root_forbidden=root_forbidden)
     except exception.ResourceProviderNotFound:
         # An unknown in_tree provider has no tree to search: placement
         # answers with no candidates, not an error.

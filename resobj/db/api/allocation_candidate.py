@@ -6,11 +6,13 @@ statements, whatever the number of providers or candidates:
 1. one statement for the requested class and trait names to ids (with
    the sharing trait) and the roots each sharing provider serves (a
    handful of rows); one more for the roots of ``in_tree`` providers,
-   if any;
+   if any; with ``root_required`` and sharing providers, one more for
+   which of their roots and of the roots they serve pass it;
 2. (with a limit) the first candidate roots, see below;
 3. one UNION ALL over every (group, class) pair: the providers with room
    for the amount, already filtered by the group's aggregates, tree and
-   per-provider traits, with their root, capacity, usage and max_unit;
+   per-provider traits and by their root's traits (``root_required``),
+   with their root, capacity, usage and max_unit;
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
@@ -100,7 +102,8 @@ def _anchor_roots(context, request, after, count):
         values['served_roots'] = sorted(served_roots)
     return utils.execute(
         context,
-        csql.anchor_roots(request.shape, bool(served_roots), request.blind),
+        csql.anchor_roots(request.shape, bool(served_roots), request.blind,
+                          request.root_filter),
         values).scalars().all()
 
 
@@ -113,10 +116,11 @@ def _candidate_rows(context, request, roots=None):
     sharing = bool(request.served)
     if roots is not None:
         values = dict(values, roots=sorted(roots))
-        if sharing:
-            values['sharing_ids'] = sorted(request.served)
+    if sharing and (roots is not None or any(request.root_filter)):
+        values = dict(values, sharing_ids=sorted(request.served))
     statement = csql.candidate_rows(
-        request.shape, roots is not None, sharing, request.blind)
+        request.shape, roots is not None, sharing, request.blind,
+        request.root_filter)
     if roots is None and request.dialect == 'postgresql':
         # The whole cloud's search reads every inventory of the classes,
         # where hash joins are always right. PostgreSQL cannot estimate
@@ -168,7 +172,8 @@ def _add(by_anchor, anchor, rp_id):
 class _Search:
     """The candidate rows of one request, combined per anchor root."""
 
-    def __init__(self, groups, rows, served, names, roots=None):
+    def __init__(self, groups, rows, served, names, roots=None,
+                 homeless=frozenset()):
         self.groups = groups
         self.served = served
         self.names = names
@@ -215,7 +220,10 @@ class _Search:
             classes[name] = (capacity, used)
             if keep_max_unit:
                 self.max_unit[rp_id, rc_id] = max_unit
-            _add(by_anchor, root_id, rp_id)
+            # ``homeless``: sharing providers whose own root fails
+            # root_required; they still serve the trees of other roots.
+            if rp_id not in homeless:
+                _add(by_anchor, root_id, rp_id)
             if served:
                 for anchor in served.get(rp_id, ()):
                     if anchor != root_id:
@@ -458,10 +466,10 @@ class _Request:
     """One request's groups, values and shared facts."""
 
     __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
-                 'params', 'dialect', 'blind')
+                 'params', 'dialect', 'blind', 'root_filter')
 
     def __init__(self, context, groups, trait_ids, tree_roots, names,
-                 served):
+                 served, root_required=(), root_forbidden=()):
         self.dialect = context.session.get_bind().dialect.name
         # SQLite's planner has no statistics: see candidate_sql._with_room.
         self.blind = self.dialect == 'sqlite'
@@ -470,13 +478,39 @@ class _Request:
         self.names = names
         self.served = served
         self.shape = csql.shape(groups)
-        self.params = csql.params(groups, trait_ids, tree_roots)
+        required = {trait_ids[name] for name in root_required}
+        forbidden = {trait_ids[name] for name in root_forbidden}
+        self.root_filter = csql.root_shape(required, forbidden)
+        self.params = dict(csql.params(groups, trait_ids, tree_roots),
+                           **csql.root_params(required, forbidden))
+
+
+def _served_passing(context, request, roots):
+    """(served, homeless): the sharing providers under ``root_required``.
+
+    ``served``: {sharing provider id: the roots it serves that pass};
+    ``homeless``: the sharing providers whose own root does not pass
+    (they still serve the trees of other roots). One statement, and only
+    for the whole cloud's search: a window's roots passed root_required
+    already (see candidate_sql.anchor_roots), and the search keeps to
+    them.
+    """
+    served = request.served
+    if roots is not None or not served or not any(request.root_filter):
+        return served, frozenset()
+    ids = set(served).union(*served.values())
+    passing = set(utils.execute(
+        context, csql.root_passing(request.root_filter),
+        dict(request.params, ids=sorted(ids))).scalars().all())
+    return ({sharer: anchors & passing for sharer, anchors in served.items()},
+            frozenset(served).difference(passing))
 
 
 def _search(context, request, roots=None):
     """A _Search over the candidate rows (of the trees ``roots``)."""
+    served, homeless = _served_passing(context, request, roots)
     search = _Search(request.groups, _candidate_rows(context, request, roots),
-                     request.served, request.names, roots)
+                     served, request.names, roots, homeless)
     spread_traits = {request.trait_ids[name] for g in request.groups
                      if not g['use_same_provider']
                      for any_of in g['required_traits'] for name in any_of}
@@ -488,7 +522,8 @@ def _search(context, request, roots=None):
 
 @facade.reader
 def get_candidates(context, groups, limit=None, group_policy=None,
-                   allow_nested=True):
+                   allow_nested=True, root_required=frozenset(),
+                   root_forbidden=frozenset()):
     """Allocation requests that satisfy every group, and their summaries.
 
     ``groups``: dicts with ``suffix``, ``resources`` ({class name:
@@ -503,6 +538,9 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     use_same_provider groups on one provider. ``allow_nested=False``
     drops requests using two providers of one tree (placement before
     microversion 1.29), and then summarises only the providers used.
+    ``root_required`` / ``root_forbidden``: trait names the root of each
+    request's (non-sharing) tree must have / must not have; sharing
+    providers serve such trees whatever their own root.
 
     Returns {'allocation_requests': [({rp_uuid: {class: amount}},
     {suffix: [rp_uuid]})], 'provider_summaries':
@@ -514,8 +552,9 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     """
     rc_ids, trait_ids, served = _names_and_sharing(
         context, set().union(*(g['resources'] for g in groups)),
-        set().union(*(set(g['forbidden_traits']).union(*g['required_traits'])
-                      for g in groups)))
+        set(root_required).union(root_forbidden, *(
+            set(g['forbidden_traits']).union(*g['required_traits'])
+            for g in groups)))
     tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
                                        if g['in_tree'] is not None})
     groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
@@ -523,7 +562,8 @@ def get_candidates(context, groups, limit=None, group_policy=None,
               for g in groups]
     request = _Request(
         context, groups, trait_ids, tree_roots,
-        {rc_id: name for name, rc_id in rc_ids.items()}, served)
+        {rc_id: name for name, rc_id in rc_ids.items()}, served,
+        root_required, root_forbidden)
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is not None and limit > csql.MAX_LIMIT:

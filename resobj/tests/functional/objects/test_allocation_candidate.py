@@ -17,6 +17,8 @@ AGG1 = '11111111-1111-1111-1111-111111111111'
 AGG2 = '22222222-2222-2222-2222-222222222222'
 SHARING = 'MISC_SHARES_VIA_AGGREGATE'
 AVX2, SSE, SSD = 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE', 'STORAGE_DISK_SSD'
+DISABLED = 'COMPUTE_STATUS_DISABLED'
+MULTI_ATTACH = 'COMPUTE_VOLUME_MULTI_ATTACH'
 
 
 class CandidateTestCase(pf.ProviderTestCase):
@@ -436,6 +438,114 @@ class TestNestedProviders(CandidateTestCase):
         self.assertEqual(
             [{'': [self.root.uuid], '_CPU': [self.numa1.uuid]}],
             [r.mappings for r in found.allocation_requests])
+
+
+class TestRootRequired(CandidateTestCase):
+    """Traits of the root of each candidate's tree (root_required)."""
+
+    def setUp(self):
+        super().setUp()
+        # A host whose VCPU is on a child; the child's own traits must
+        # not count for or against the tree.
+        self.host = self.make('host', MEMORY_MB=8192)
+        self.host.set_traits([MULTI_ATTACH])
+        self.numa = self.make('numa', self.host, VCPU=8)
+        self.numa.set_traits([DISABLED])
+        disabled = self.make('disabled', VCPU=8, MEMORY_MB=8192)
+        disabled.set_traits([DISABLED, MULTI_ATTACH])
+        self.plain = self.make('plain', VCPU=8, MEMORY_MB=8192)
+        # Only its child has the trait: the tree's root does not.
+        below = self.make('below', MEMORY_MB=8192)
+        self.make('below-child', below, VCPU=8).set_traits([MULTI_ATTACH])
+
+    def anchors(self, resources, **kwargs):
+        """The root names of the requests, in order."""
+        roots = {'numa': 'host', 'below-child': 'below'}
+        return [sorted({roots.get(name, name) for name, _rc, _n in r})
+                for r in self.requests(group(resources=resources), **kwargs)]
+
+    def test_forbidden_on_the_root_only(self):
+        compute = {'VCPU': 2, 'MEMORY_MB': 1024}
+        self.assertEqual([['host'], ['disabled'], ['plain'], ['below']],
+                         self.anchors(compute))
+        self.assertEqual(
+            [['host'], ['plain'], ['below']],
+            self.anchors(compute, root_forbidden={DISABLED}))
+
+    def test_required_on_the_root_only(self):
+        compute = {'VCPU': 2, 'MEMORY_MB': 1024}
+        self.assertEqual(
+            [['host'], ['disabled']],
+            self.anchors(compute, root_required={MULTI_ATTACH}))
+        self.assertEqual(
+            [['host']],
+            self.anchors(compute, root_required={MULTI_ATTACH},
+                         root_forbidden={DISABLED}))
+        # Every required trait, not any one of them.
+        self.assertEqual(
+            [['disabled']],
+            self.anchors(compute, root_required={MULTI_ATTACH, DISABLED}))
+        self.assertEqual(
+            [], self.anchors(compute, root_required={MULTI_ATTACH, SSD}))
+
+    def test_limit_reads_only_passing_roots(self):
+        compute = {'VCPU': 2, 'MEMORY_MB': 1024}
+        everything = self.anchors(compute, root_forbidden={DISABLED})
+        for limit in (1, 2, 3, 5):
+            self.assertEqual(
+                everything[:limit],
+                self.anchors(compute, root_forbidden={DISABLED},
+                             limit=limit))
+        self.assertEqual([['disabled']], self.anchors(
+            compute, root_required={DISABLED}, limit=1))
+
+    def test_summaries_are_those_of_passing_trees(self):
+        found = self.get(group(resources={'VCPU': 2}),
+                         root_required={MULTI_ATTACH},
+                         root_forbidden={DISABLED})
+        self.assertEqual(['host', 'numa'], self.summary_names(found))
+        self.assertEqual([DISABLED],
+                         found.provider_summaries[self.numa.uuid].traits)
+
+    def test_sharing_provider_serves_passing_trees_only(self):
+        pool = self.make('pool', DISK_GB=1000)
+        pool.set_traits([SHARING, DISABLED])
+        lonely = self.make('lonely', DISK_GB=1000)
+        lonely.set_traits([SHARING, DISABLED])
+        pool.set_aggregates([AGG1])
+        self.plain.set_aggregates([AGG1])
+        lonely.set_aggregates([AGG2])
+        disk = {'DISK_GB': 100}
+        # Unfiltered, each pool is a candidate on its own.
+        self.assertEqual([[('pool', 'DISK_GB', 100)],
+                          [('lonely', 'DISK_GB', 100)]],
+                         self.requests(group(resources=disk)))
+        # Its own root is not the tree the request lands on: the pool
+        # still serves plain, whose root passes; lonely serves no tree
+        # that passes.
+        for limit in (None, 1, 5):
+            self.assertEqual(
+                [[('pool', 'DISK_GB', 100)]],
+                self.requests(group(resources=disk), limit=limit,
+                              root_forbidden={DISABLED}))
+            self.assertEqual(
+                [[('plain', 'VCPU', 2), ('pool', 'DISK_GB', 100)]],
+                self.requests(group(resources=dict(disk, VCPU=2)),
+                              limit=limit, root_forbidden={DISABLED}))
+            self.assertEqual([], self.requests(
+                group(resources=disk), limit=limit,
+                root_required={MULTI_ATTACH}))
+
+    def test_unknown_and_contradictory_traits_raise(self):
+        vcpu = group(resources={'VCPU': 1})
+        self.assertRaises(exception.TraitNotFound, self.get, vcpu,
+                          root_required={'CUSTOM_NOPE'})
+        self.assertRaises(exception.TraitNotFound, self.get, vcpu,
+                          root_forbidden={'CUSTOM_NOPE'})
+        error = self.assertRaises(
+            exception.Invalid, self.get, vcpu, root_required={DISABLED},
+            root_forbidden={DISABLED})
+        self.assertIn(DISABLED, str(error))
 
 
 class TestStatementCount(CandidateTestCase):
