@@ -104,20 +104,11 @@ def required(values, version):
             _check_traits(names, value)
             any_of.append(set(names))
             continue
-        for name in (n.strip() for n in value.split(',')):
-            if name.startswith('!'):
-                if version < (1, 22):
-                    raise bad_value('Forbidden traits (!TRAIT) need '
-                                    'microversion 1.22.')
-                _check_traits([name[1:]], value)
-                forbidden.add(name[1:])
-            else:
-                _check_traits([name], value)
-                any_of.append({name})
-    both = forbidden & set().union(*(s for s in any_of if len(s) == 1))
-    if both:
-        raise bad_value('A trait cannot be both required and forbidden: '
-                        '%s.' % ', '.join(sorted(both)))
+        names, more_forbidden = _traits(value, 'required',
+                                        forbidden_ok=version >= (1, 22))
+        any_of.extend({name} for name in names)
+        forbidden |= more_forbidden
+    _not_both(set().union(*(s for s in any_of if len(s) == 1)), forbidden)
     return any_of, forbidden
 
 
@@ -127,27 +118,39 @@ def root_required(value):
     The syntax of required= before 1.39: names, forbidden ones with a
     leading ``!``; no ``in:`` form.
     """
-    required, forbidden = set(), set()
+    names, forbidden = _traits(value, 'root_required')
+    _not_both(set(names), forbidden, ' in root_required')
+    return set(names), forbidden
+
+
+def _traits(value, param, forbidden_ok=True):
+    """'A,!B' -> ([required names], {forbidden names}), each checked."""
+    required, forbidden = [], set()
     for name in (n.strip() for n in value.split(',')):
-        target = required
         if name.startswith('!'):
-            target, name = forbidden, name[1:]
-        if not _NAME_RE.match(name):
-            raise bad_value('Invalid trait name %r in root_required=%s.'
-                            % (name, value))
-        target.add(name)
-    both = required & forbidden
-    if both:
-        raise bad_value('A trait cannot be both required and forbidden '
-                        'in root_required: %s.' % ', '.join(sorted(both)))
+            if not forbidden_ok:
+                raise bad_value('Forbidden traits (!TRAIT) need '
+                                'microversion 1.22.')
+            _check_traits([name[1:]], value, param)
+            forbidden.add(name[1:])
+        else:
+            _check_traits([name], value, param)
+            required.append(name)
     return required, forbidden
 
 
-def _check_traits(names, value):
+def _not_both(required, forbidden, where=''):
+    both = required & forbidden
+    if both:
+        raise bad_value('A trait cannot be both required and forbidden%s: '
+                        '%s.' % (where, ', '.join(sorted(both))))
+
+
+def _check_traits(names, value, param='required'):
     for name in names:
         if not _NAME_RE.match(name):
-            raise bad_value('Invalid trait name %r in required=%s.'
-                            % (name, value))
+            raise bad_value('Invalid trait name %r in %s=%s.'
+                            % (name, param, value))
 
 
 def uuid(value, what):
