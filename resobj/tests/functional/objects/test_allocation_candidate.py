@@ -615,6 +615,19 @@ class TestStatementCount(CandidateTestCase):
         self.assertEqual(5, len(queries), queries)
 
 
+def _inline(cursor, statement, parameters):
+    """``statement`` with its values written in, for EXPLAIN.
+
+    psycopg2 cursors do this themselves; psycopg (3) sends values apart
+    from the SQL and only its client-side cursors can write them in.
+    """
+    if hasattr(cursor, 'mogrify'):
+        return cursor.mogrify(statement, parameters).decode()
+    import psycopg
+    return psycopg.ClientCursor(cursor.connection).mogrify(
+        statement, parameters)
+
+
 class TestFirstRootsPlan(CandidateTestCase):
     """PostgreSQL's plans for a limited search, with and without statistics.
 
@@ -636,7 +649,7 @@ class TestFirstRootsPlan(CandidateTestCase):
 
         def record(conn, cursor, statement, parameters, context, many):
             if marker in statement:
-                sent.append(cursor.mogrify(statement, parameters).decode())
+                sent.append(_inline(cursor, statement, parameters))
         sa.event.listen(self.engine, 'before_cursor_execute', record)
         self.addCleanup(sa.event.remove, self.engine,
                         'before_cursor_execute', record)
