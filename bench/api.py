@@ -63,6 +63,10 @@ def parse_args(argv):
     # defaults ([api] workers, threads, keepalive).
     p.add_argument('--threads', type=int, default=4,
                    help='threads per gunicorn worker, for both services')
+    p.add_argument('--resobj-pg-driver', default='psycopg',
+                   choices=('psycopg', 'psycopg2'),
+                   help="resobj's PostgreSQL driver (the reference always "
+                        "runs on psycopg2, the one it is tested with)")
     p.add_argument('--only', choices=('resobj', 'reference'))
     p.add_argument('--reference-venv', default=os.path.expanduser(
         '~/.cache/resobj-bench/placement-venv'))
@@ -80,6 +84,9 @@ def parse_args(argv):
 def start_service(args, name, workdir):
     db_name = 'resobj_bench_%s' % name
     url = apiserve.fresh_database(args.backend, db_name, workdir)
+    if name == 'resobj':
+        # psycopg (3) is the driver resobj's docs recommend.
+        url = url.replace('+psycopg2:', '+%s:' % args.resobj_pg_driver)
     if name == 'reference':
         python = apiserve.ensure_reference_venv(args.reference_venv, log)
         service = apiserve.reference_service(python, url, workdir)
@@ -243,6 +250,9 @@ def report(result):
           % (args.backend, args.providers, args.claims,
              result.get('gunicorn', '?'), args.workers, args.worker_class,
              args.threads))
+    drivers = ['%s on %s' % (name, service['database'].split(':', 1)[0])
+               for name, service in sorted(result['services'].items())]
+    print('database URLs: ' + ', '.join(drivers))
     print()
     print(table(result))
     print()
