@@ -78,31 +78,44 @@ def _groups(req, version):
     return result
 
 
-def _format_request(version, request):
-    if version >= (1, 12):
-        data = {'allocations': {
-            rp: {'resources': resources}
-            for rp, resources in request.allocations.items()}}
-    else:
-        data = {'allocations': [
-            {'resource_provider': {'uuid': rp}, 'resources': resources}
-            for rp, resources in request.allocations.items()]}
-    if version >= (1, 34):
-        data['mappings'] = request.mappings
-    return data
+def _format(version, candidates, requested):
+    """The response body: a thousand requests and summaries are usual.
 
-
-def _format_summary(version, summary, requested):
-    resources = {rc: {'capacity': capacity, 'used': used}
-                 for rc, (capacity, used) in summary.resources.items()
-                 if version >= (1, 27) or rc in requested}
-    data = {'resources': resources}
-    if version >= (1, 17):
-        data['traits'] = summary.traits
-    if version >= (1, 29):
-        data['parent_provider_uuid'] = summary.parent_provider_uuid
-        data['root_provider_uuid'] = summary.root_provider_uuid
-    return data
+    The version tests are made once, not per request and class.
+    """
+    by_provider = version >= (1, 12)
+    with_mappings = version >= (1, 34)
+    requests = []
+    for request in candidates.allocation_requests:
+        if by_provider:
+            allocations = {rp: {'resources': resources}
+                           for rp, resources in request.allocations.items()}
+        else:
+            allocations = [
+                {'resource_provider': {'uuid': rp}, 'resources': resources}
+                for rp, resources in request.allocations.items()]
+        if with_mappings:
+            requests.append({'allocations': allocations,
+                             'mappings': request.mappings})
+        else:
+            requests.append({'allocations': allocations})
+    # Before 1.27 a summary shows the requested classes only.
+    every_class = version >= (1, 27)
+    with_traits = version >= (1, 17)
+    with_tree = version >= (1, 29)
+    summaries = {}
+    for uuid, summary in candidates.provider_summaries.items():
+        data = {'resources': {
+            rc: {'capacity': capacity, 'used': used}
+            for rc, (capacity, used) in summary.resources.items()
+            if every_class or rc in requested}}
+        if with_traits:
+            data['traits'] = summary.traits
+        if with_tree:
+            data['parent_provider_uuid'] = summary.parent_provider_uuid
+            data['root_provider_uuid'] = summary.root_provider_uuid
+        summaries[uuid] = data
+    return {'allocation_requests': requests, 'provider_summaries': summaries}
 
 
 @microversion.available((1, 10))
@@ -138,10 +151,4 @@ def list_allocation_candidates(req):
             exception.UnsupportedCandidateRequest) as exc:
         raise errors.bad_request(str(exc))
     requested = set().union(*(g.resources for g in groups))
-    return util.respond(req, {
-        'allocation_requests': [_format_request(version, r)
-                                for r in candidates.allocation_requests],
-        'provider_summaries': {
-            uuid: _format_summary(version, summary, requested)
-            for uuid, summary in candidates.provider_summaries.items()},
-    })
+    return util.respond(req, _format(version, candidates, requested))
