@@ -259,10 +259,12 @@ def _with_room(i, n, clauses, few, blind, *columns):
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def candidate_rows(request_shape, windowed=False, sharing=False,
                    blind=False, root_filter=(False, False)):
-    """Rows (grp, cls, rp_id, root_id, uuid, capacity, used, max_unit).
+    """Rows (grp, cls, rp_id, root_id, capacity, used, max_unit).
 
     One row per provider with room for each (group, class) pair, ``cls``
-    being the class's index in the group's classes by id. ``windowed``:
+    being the class's index in the group's classes by id. ``max_unit``
+    is NULL with one group: only several groups on one provider and
+    class need it, and a NULL costs nothing to read. ``windowed``:
     only providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose
@@ -277,6 +279,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                                         root_filter))
         if sharing:
             root_ok = sa.or_(root_ok, sql.RP.c.id.in_(_list('sharing_ids')))
+    max_unit = (sql.INV.c.max_unit if len(request_shape) > 1
+                else sa.null().label('max_unit'))
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape)
         if windowed:
@@ -291,9 +295,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                 # Constants of the shape: no parameter to type in a UNION.
                 sa.literal_column(str(i)).label('grp'),
                 sa.literal_column(str(n)).label('cls'),
-                sql.RP.c.id, sql.RP.c.root_provider_id, sql.RP.c.uuid,
-                sql.capacity().label('capacity'), 'used',
-                sql.INV.c.max_unit))
+                sql.RP.c.id, sql.RP.c.root_provider_id,
+                sql.capacity().label('capacity'), 'used', max_unit))
     return selects[0] if len(selects) == 1 else sa.union_all(*selects)
 
 

@@ -179,7 +179,6 @@ class _Search:
         self.names = names
         self.roots = None if roots is None else set(roots)
         self.root = {}
-        self.uuid = {}
         # The roots of the providers the returned requests use.
         self.used_roots = set()
         # {rp_id: {class name: (capacity, used)}}: the summaries take
@@ -199,21 +198,14 @@ class _Search:
                              for grp, a in enumerate(self.amounts)]
         # Per group: (class ids, amounts), in the order of amounts.
         self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
-        # Per group: {class name: amount} in name order, the resources
-        # of a request that takes the whole group from one provider.
-        self.whole = [dict(sorted((names[rc_id], amount)
-                                  for rc_id, amount in amounts))
-                      for amounts in self.amounts]
         # Per (group, class index): its class id, name and options.
         targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
                     for rc_id, _amount in amounts]
                    for grp, amounts in enumerate(self.amounts)]
-        root, uuids, known = self.root, self.uuid, self.known
-        for grp, cls, rp_id, root_id, uuid, capacity, used, max_unit \
-                in rows:
+        root, known = self.root, self.known
+        for grp, cls, rp_id, root_id, capacity, used, max_unit in rows:
             rc_id, name, by_anchor = targets[grp][cls]
             root[rp_id] = root_id
-            uuids[rp_id] = uuid
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
@@ -222,8 +214,14 @@ class _Search:
                 self.max_unit[rp_id, rc_id] = max_unit
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
+            # A lone option is a bare int (see _add), inlined here: this
+            # loop runs once per provider and class.
             if rp_id not in homeless:
-                _add(by_anchor, root_id, rp_id)
+                found = by_anchor.get(root_id)
+                if found is None:
+                    by_anchor[root_id] = rp_id
+                else:
+                    _add(by_anchor, root_id, rp_id)
             if served:
                 for anchor in served.get(rp_id, ()):
                     if anchor != root_id:
@@ -334,44 +332,25 @@ class _Search:
                             for group, part in zip(self.groups, parts))
 
     def request(self, items, mappings):
-        """The request as returned, with uuids and class names.
+        """Record the roots a request (a :meth:`merge` result) uses.
 
-        ({rp_uuid: {class: amount}}, {suffix: [rp_uuid]}): providers in
-        uuid order, each one's classes by name.
+        Returns it as it is: requests are written with uuids and class
+        names by :func:`_as_returned`, once the summaries have read the
+        uuids.
         """
         if self.served:
             # A sharing provider may be in another tree than the anchor.
             root = self.root
             self.used_roots.update([root[rp] for _suffix, providers
                                     in mappings for rp in providers])
-        if len(mappings) == 1 and len(mappings[0][1]) == 1:
-            suffix, (rp,) = mappings[0]
-            return self._whole_request(suffix, rp)
-        uuid, names = self.uuid, self.names
-        # Every provider of the items is in one group's providers.
-        by_suffix = {suffix: [uuid[rp] for rp in providers]
-                     for suffix, providers in mappings}
-        allocations = {}
-        for rp_uuid, name, amount in sorted(
-                (uuid[rp], names[rc_id], amount)
-                for rp, rc_id, amount in items):
-            resources = allocations.get(rp_uuid)
-            if resources is None:
-                allocations[rp_uuid] = {name: amount}
-            else:
-                resources[name] = amount
-        return allocations, by_suffix
-
-    def _whole_request(self, suffix, rp):
-        """The request of the only group, taken whole by provider ``rp``.
-
-        Its resources are the group's, in name order already.
-        """
-        rp_uuid = self.uuid[rp]
-        return {rp_uuid: dict(self.whole[0])}, {suffix: [rp_uuid]}
+        return items, mappings
 
     def requests(self, limit, isolate, allow_nested, seen):
-        """Up to ``limit`` requests not in ``seen``, anchor by anchor."""
+        """Up to ``limit`` requests not in ``seen``, anchor by anchor.
+
+        Each is a :meth:`merge` result, or (suffix, provider id) when one
+        provider takes the only group whole; see :func:`_as_returned`.
+        """
         found = []
         # The same request can come from two anchors only through a
         # sharing provider, which is an option of every root it serves.
@@ -389,7 +368,8 @@ class _Search:
                 first = chosen[0]
                 if type(first) is int and \
                         chosen.count(first) == len(chosen):
-                    found.append(self._whole_request(suffix, first))
+                    # (suffix, provider): see _as_returned.
+                    found.append((suffix, first))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break
@@ -428,7 +408,9 @@ def _summaries(context, root_ids, known):
     The providers and their inventory counts, then only the inventories
     that ``known`` (the candidate rows' {rp_id: {class name: (capacity,
     used)}}, whose dicts become the summaries' own) does not hold, then
-    the traits. Returns {uuid: summary dict}.
+    the traits. Returns ({uuid: summary dict}, {rp_id: uuid}): the
+    second names every provider of those trees, hence every provider of
+    the requests (see :func:`_as_returned`).
     """
     style, roots = _id_set(context, root_ids)
     values = {'roots': roots}
@@ -459,7 +441,44 @@ def _summaries(context, root_ids, known):
     for rp_id, name in utils.execute(context, csql.summary_traits(style),
                                      values).all():
         traits_of[rp_id].append(name)
-    return summaries
+    return summaries, uuids
+
+
+def _as_returned(found, uuid, names, whole):
+    """The requests ``found`` with uuids and class names.
+
+    ``found``: :meth:`_Search.requests` results; ``uuid``: {rp_id:
+    uuid}; ``whole``: {class name: amount} of the only group, in name
+    order. Returns [({rp_uuid: {class: amount}}, {suffix: [rp_uuid]})],
+    providers in uuid order, each one's classes by name.
+
+    The candidate rows carry provider ids only (a uuid per row and class
+    was a third of the values SQLite converted); the summaries read
+    every uuid once.
+    """
+    returned = []
+    for first, second in found:
+        if type(second) is int:
+            # (suffix, rp): one provider takes the only group whole, its
+            # resources those of the group, in name order already.
+            rp_uuid = uuid[second]
+            returned.append(({rp_uuid: dict(whole)}, {first: [rp_uuid]}))
+            continue
+        items, mappings = first, second
+        # Every provider of the items is in one group's providers.
+        by_suffix = {suffix: [uuid[rp] for rp in providers]
+                     for suffix, providers in mappings}
+        allocations = {}
+        for rp_uuid, name, amount in sorted(
+                (uuid[rp], names[rc_id], amount)
+                for rp, rc_id, amount in items):
+            resources = allocations.get(rp_uuid)
+            if resources is None:
+                allocations[rp_uuid] = {name: amount}
+            else:
+                resources[name] = amount
+        returned.append((allocations, by_suffix))
+    return returned
 
 
 class _Request:
@@ -592,13 +611,17 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             if len(roots) < count:
                 break
             after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
-    summaries = (_summaries(context, used_roots, known)
-                 if found else {})
+    if not found:
+        return {'allocation_requests': [], 'provider_summaries': {}}
+    summaries, uuids = _summaries(context, used_roots, known)
+    whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
+                        in groups[0]['rc_amounts'].items()))
+    found = _as_returned(found, uuids, request.names, whole)
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers
         # the requests use, not of their whole trees.
         used = {uuid for _allocations, mappings in found
-                for uuids in mappings.values() for uuid in uuids}
+                for chosen in mappings.values() for uuid in chosen}
         summaries = {uuid: summary for uuid, summary in summaries.items()
                      if uuid in used}
     return {'allocation_requests': found, 'provider_summaries': summaries}
