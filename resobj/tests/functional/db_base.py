@@ -8,8 +8,9 @@ is missing those tests are skipped, unless ``RESOBJ_TEST_REQUIRE_BACKENDS``
 is set, which turns every such skip into a failure (CI sets it).
 
 PostgreSQL runs on psycopg (3), the driver resobj recommends, unless
-``OS_TEST_DBAPI_ADMIN_CONNECTION`` names other URLs; psycopg2 is
-covered by ``functional/db/test_postgresql_drivers.py``.
+``OS_TEST_DBAPI_ADMIN_CONNECTION`` names other URLs (set in
+``resobj/tests/__init__.py``); psycopg2 is covered by
+``functional/db/test_postgresql_drivers.py``.
 """
 
 import os
@@ -24,17 +25,6 @@ from resobj.tests import base
 
 REQUIRE_BACKENDS = os.environ.get(
     'RESOBJ_TEST_REQUIRE_BACKENDS', '').lower() in ('1', 'true', 'yes')
-
-# oslo.db's own opportunistic URLs, but psycopg (3) for PostgreSQL where
-# oslo.db names psycopg2. oslo.db reads the variable once, when it first
-# provisions a database, which is after this module is imported.
-OPPORTUNISTIC_URLS = ';'.join([
-    'sqlite://',
-    'postgresql+psycopg://openstack_citest:openstack_citest@localhost/'
-    'postgres',
-    'mysql+pymysql://openstack_citest:openstack_citest@localhost/',
-])
-os.environ.setdefault('OS_TEST_DBAPI_ADMIN_CONNECTION', OPPORTUNISTIC_URLS)
 
 
 class _FacadeMixin:

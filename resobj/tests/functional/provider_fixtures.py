@@ -29,6 +29,18 @@ def allocate(context, provider_id, resource_class, *amounts):
     return consumer_id
 
 
+def make_provider(context, name, parent=None, **inventory):
+    """A new provider with one inventory per class: {class: total}."""
+    provider = objects.ResourceProvider(
+        context, name=name,
+        parent_provider_uuid=parent.uuid if parent else None)
+    provider.create()
+    for resource_class, total in sorted(inventory.items()):
+        provider.add_inventory(objects.Inventory(
+            resource_class=resource_class, total=total, max_unit=total))
+    return provider
+
+
 class ProviderTestCase(db_base.DBTestCase):
 
     def setUp(self):
@@ -37,15 +49,7 @@ class ProviderTestCase(db_base.DBTestCase):
         trait_db.ensure_sync(self.context)
 
     def make(self, name, parent=None, **inventory):
-        provider = objects.ResourceProvider(
-            self.context, name=name,
-            parent_provider_uuid=parent.uuid if parent else None)
-        provider.create()
-        for resource_class, total in sorted(inventory.items()):
-            provider.add_inventory(objects.Inventory(
-                resource_class=resource_class, total=total,
-                max_unit=total))
-        return provider
+        return make_provider(self.context, name, parent, **inventory)
 
     def get(self, provider):
         return objects.ResourceProvider.get_by_uuid(self.context,

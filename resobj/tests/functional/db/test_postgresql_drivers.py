@@ -12,6 +12,8 @@ arrays and expanding lists, ``SET LOCAL``, the translation of unique and
 generation conflicts, and a rollback that leaves nothing behind.
 """
 
+import os
+
 from oslo_db.sqlalchemy import provision
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -26,6 +28,7 @@ from resobj.objects import allocation_candidate as ac_obj
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
+from resobj.tests.functional import provider_fixtures as pf
 
 objects.register_all()
 
@@ -81,17 +84,6 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.context = context.get_admin_context()
         rc_db.ensure_sync(self.context)
 
-    def _provider(self, name, **totals):
-        rp = objects.ResourceProvider(
-            self.context, uuid=uuidutils.generate_uuid(), name=name)
-        rp.create()
-        for rc, total in totals.items():
-            rp.add_inventory(objects.Inventory(
-                self.context, resource_class=rc, total=total, reserved=0,
-                min_unit=1, max_unit=total, step_size=1,
-                allocation_ratio=1.0))
-        return rp
-
     def _claim(self, consumer, rp, project='p1', **amounts):
         return objects.AllocationList(self.context, objects=[
             objects.Allocation(
@@ -104,8 +96,8 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.assertEqual(self.driver, facade.get_engine().dialect.driver)
 
     def test_claims_usages_and_candidates(self):
-        cn1 = self._provider('cn1', VCPU=8, MEMORY_MB=4096)
-        cn2 = self._provider('cn2', VCPU=4, MEMORY_MB=2048)
+        cn1 = pf.make_provider(self.context, 'cn1', VCPU=8, MEMORY_MB=4096)
+        cn2 = pf.make_provider(self.context, 'cn2', VCPU=4, MEMORY_MB=2048)
         # Several claims on one connection: psycopg prepares a statement
         # on the server from its fifth run on a connection.
         consumers = [uuidutils.generate_uuid() for _ in range(7)]
@@ -142,7 +134,7 @@ class TestPostgreSQLDrivers(base.TestCase):
                          _prepared_statements(self.context) > 0)
 
     def test_conflicts_are_translated_and_change_nothing(self):
-        cn1 = self._provider('cn1', VCPU=2)
+        cn1 = pf.make_provider(self.context, 'cn1', VCPU=2)
         dup = objects.ResourceProvider(
             self.context, uuid=uuidutils.generate_uuid(), name='cn1')
         self.assertRaises(exception.ResourceProviderExists, dup.create)
@@ -166,3 +158,20 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.assertRaises(RuntimeError, _write_then_fail, self.context,
                           'CUSTOM_GONE')
         self.assertEqual(0, _trait_count(self.context, 'CUSTOM_GONE'))
+
+
+class TestOpportunisticDriver(db_base.DBTestCase):
+    """The suite's PostgreSQL scenario runs on the driver it is given.
+
+    oslo.db reads its URLs when its provisioning module is imported:
+    set any later, psycopg would be named and psycopg2 used.
+    """
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS
+                 if s[0] == 'postgresql']
+
+    def test_the_scenario_runs_on_the_configured_driver(self):
+        [url] = [u for u in os.environ['OS_TEST_DBAPI_ADMIN_CONNECTION']
+                 .split(';') if u.startswith('postgresql')]
+        self.assertEqual(sa.engine.make_url(url).get_driver_name(),
+                         self.engine.dialect.driver)
