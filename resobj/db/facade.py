@@ -276,15 +276,19 @@ def keep_prepared_statements(engine):
         # test and must be rolled back.
         if dbapi_connection.info.transaction_status != _PG_INTRANS:
             return
-        cursor = dbapi_connection.cursor()
         try:
-            cursor.execute('SELECT txid_current_if_assigned() IS NULL')
-            if cursor.fetchone()[0]:
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute('SELECT txid_current_if_assigned() IS NULL')
+                nothing_written = cursor.fetchone()[0]
+            if nothing_written:
                 # The DB-API rollback that follows finds no transaction
                 # left and sends nothing.
                 dbapi_connection.commit()
-        finally:
-            cursor.close()
+        except engine.dialect.loaded_dbapi.Error:
+            # A lost or failing connection: the rollback that follows
+            # goes through SQLAlchemy's own error handling (a lost
+            # connection is discarded), as without this hook.
+            return
 
 
 # psycopg's TransactionStatus.INTRANS (idle in a transaction), spelt out so

@@ -56,6 +56,20 @@ def _trait_count(context, name):
         {'name': name}).scalar()
 
 
+@facade.reader
+def _killed_by(context, admin_url):
+    """Read, then have the server end this session mid-transaction."""
+    pid = context.session.execute(sa.text('SELECT pg_backend_pid()')).scalar()
+    admin = sa.create_engine(admin_url, poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text('SELECT pg_terminate_backend(:pid)'),
+                         {'pid': pid})
+    finally:
+        admin.dispose()
+    return pid
+
+
 class TestPostgreSQLDrivers(base.TestCase):
 
     scenarios = [('psycopg', {'driver': 'psycopg'}),
@@ -75,10 +89,10 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.addCleanup(backend.drop_named_database, name)
         url = backend.provisioned_database_url(name).set(
             drivername='postgresql+' + self.driver)
+        self.url = url.render_as_string(hide_password=False)
         self.useFixture(resobj_fixtures.FacadeFixture())
         conf = self.useFixture(resobj_fixtures.ConfFixture())
-        conf.config(connection=url.render_as_string(hide_password=False),
-                    group='database')
+        conf.config(connection=self.url, group='database')
         facade.configure(conf.conf)
         migration.db_sync()
         self.context = context.get_admin_context()
@@ -158,6 +172,17 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.assertRaises(RuntimeError, _write_then_fail, self.context,
                           'CUSTOM_GONE')
         self.assertEqual(0, _trait_count(self.context, 'CUSTOM_GONE'))
+
+    def test_a_session_lost_in_a_reader_is_replaced(self):
+        # The server ends the session before the reader's transaction
+        # ends: the COMMIT hook's test fails and gives way to the usual
+        # rollback, whose failure makes SQLAlchemy discard the
+        # connection; the next reader gets a new one.
+        try:
+            _killed_by(self.context, self.url)
+        except exception.ResobjException:
+            pass
+        self.assertEqual(0, _trait_count(self.context, 'CUSTOM_ANY'))
 
 
 class TestOpportunisticDriver(db_base.DBTestCase):
