@@ -84,6 +84,23 @@ def writing(writes=True):
         _local.writes = outer
 
 
+@contextlib.contextmanager
+def _scope(writes):
+    """Record whether the outermost decorated call of this thread writes.
+
+    Read by :func:`read_without_transaction_block`: only a transaction
+    begun under a reader decorator, and no writer around it, is a pure
+    read. Code that runs its own transaction on an engine is never one.
+    """
+    outer = getattr(_local, 'scope', None)
+    if outer is None:
+        _local.scope = 'write' if writes else 'read'
+    try:
+        yield
+    finally:
+        _local.scope = outer
+
+
 def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
@@ -91,10 +108,21 @@ def _translating(manager, writes=False):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with writing(writes), translate_errors():
+            with writing(writes), _scope(writes), translate_errors():
                 return transactional(*args, **kwargs)
         return wrapper
     return decorator
+
+
+def in_transaction_block(context):
+    """Whether ``context``'s statements share one database transaction.
+
+    False for a pure read on PostgreSQL, which runs each statement on its
+    own (see :func:`read_without_transaction_block`); settings made with
+    ``SET LOCAL`` would not outlast their statement there.
+    """
+    dbapi_connection = context.session.connection().connection.dbapi_connection
+    return not getattr(dbapi_connection, 'autocommit', False)
 
 
 DATABASE_FILE = 'resobj.sqlite'
@@ -196,6 +224,8 @@ IDLE_PING_SECONDS = 10.0
 def _on_engine_create(engine):
     if engine.dialect.name != 'sqlite':
         ping_idle_connections(engine)
+        if engine.dialect.name == 'postgresql':
+            read_without_transaction_block(engine)
         if engine.dialect.driver == 'psycopg':
             keep_prepared_statements(engine)
         return
@@ -255,6 +285,31 @@ def ping_idle_connections(engine):
             raise sa.exc.DisconnectionError()
 
 
+def read_without_transaction_block(engine):
+    """Pure reads on PostgreSQL run without BEGIN and COMMIT.
+
+    Under PostgreSQL's default READ COMMITTED isolation every statement
+    takes its own snapshot, inside a transaction block or not, so a
+    transaction that only reads gains nothing from the block but two
+    round trips (BEGIN and the final ROLLBACK or COMMIT), a third of a
+    one-query request's time. A transaction begun under a reader
+    decorator with no writer around it (see :func:`_scope`) runs on a
+    connection in the driver's autocommit mode; every other one, writers
+    and code on the engine directly, gets a transaction block as before.
+    Readers that need one statement's setting to hold for the next must
+    not rely on ``SET LOCAL`` (see :func:`in_transaction_block`).
+    """
+    @sa.event.listens_for(engine, 'begin')
+    def _autocommit_pure_reads(conn):
+        dbapi_connection = conn.connection.dbapi_connection
+        wanted = getattr(_local, 'scope', None) == 'read'
+        # The mode can change only between transactions: a connection
+        # that one already holds (a pre-ping's) keeps its block.
+        if dbapi_connection.autocommit != wanted and \
+                dbapi_connection.info.transaction_status == _PG_IDLE:
+            dbapi_connection.autocommit = wanted
+
+
 def keep_prepared_statements(engine):
     """End transactions that wrote nothing with COMMIT, not ROLLBACK.
 
@@ -291,8 +346,10 @@ def keep_prepared_statements(engine):
             return
 
 
-# psycopg's TransactionStatus.INTRANS (idle in a transaction), spelt out so
-# that the module loads without psycopg installed.
+# psycopg's (and psycopg2's) TransactionStatus IDLE (no transaction) and
+# INTRANS (idle in a transaction), spelt out so that the module loads
+# without the drivers installed.
+_PG_IDLE = 0
 _PG_INTRANS = 2
 
 

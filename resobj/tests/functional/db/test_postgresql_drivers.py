@@ -19,6 +19,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from resobj import context
+from resobj.db.api import allocation_candidate as ac_db
 from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
 from resobj.db import migration
@@ -56,9 +57,9 @@ def _trait_count(context, name):
         {'name': name}).scalar()
 
 
-@facade.reader
-def _killed_by(context, admin_url):
-    """Read, then have the server end this session mid-transaction."""
+@facade.writer
+def _killed_then_fail(context, admin_url):
+    """Read in a writer, have the server end the session, then fail."""
     pid = context.session.execute(sa.text('SELECT pg_backend_pid()')).scalar()
     admin = sa.create_engine(admin_url, poolclass=sa.pool.NullPool)
     try:
@@ -67,7 +68,34 @@ def _killed_by(context, admin_url):
                          {'pid': pid})
     finally:
         admin.dispose()
-    return pid
+    raise RuntimeError('after the session ended')
+
+
+@facade.reader
+def _two_txids(context):
+    # txid_current() assigns an id: inside a transaction block both
+    # statements share it, outside one each gets its own.
+    return [context.session.execute(sa.text('SELECT txid_current()')).scalar()
+            for _ in range(2)]
+
+
+@facade.writer
+def _two_txids_writing(context):
+    return _two_txids(context)
+
+
+@facade.reader
+def _nestloop_after(context, fail):
+    try:
+        with ac_db._without_nested_loops(context):
+            inside = context.session.execute(
+                sa.text('SHOW enable_nestloop')).scalar()
+            if fail:
+                raise RuntimeError('in the block')
+    except RuntimeError:
+        pass
+    return inside, context.session.execute(
+        sa.text('SHOW enable_nestloop')).scalar()
 
 
 class TestPostgreSQLDrivers(base.TestCase):
@@ -173,15 +201,31 @@ class TestPostgreSQLDrivers(base.TestCase):
                           'CUSTOM_GONE')
         self.assertEqual(0, _trait_count(self.context, 'CUSTOM_GONE'))
 
-    def test_a_session_lost_in_a_reader_is_replaced(self):
-        # The server ends the session before the reader's transaction
-        # ends: the COMMIT hook's test fails and gives way to the usual
-        # rollback, whose failure makes SQLAlchemy discard the
-        # connection; the next reader gets a new one.
-        try:
-            _killed_by(self.context, self.url)
-        except exception.ResobjException:
-            pass
+    def test_pure_reads_run_without_a_transaction_block(self):
+        first, second = _two_txids(self.context)
+        self.assertNotEqual(first, second)
+        # A writer, and a reader inside it, keep one transaction.
+        first, second = _two_txids_writing(self.context)
+        self.assertEqual(first, second)
+        # So does code on the engine directly.
+        with facade.get_engine().connect() as conn:
+            self.assertEqual(*[conn.execute(sa.text(
+                'SELECT txid_current()')).scalar() for _ in range(2)])
+
+    def test_the_candidate_search_setting_does_not_outlive_it(self):
+        for fail in (False, True):
+            self.assertEqual(('off', 'on'),
+                             _nestloop_after(self.context, fail))
+
+    def test_a_session_lost_in_a_transaction_is_replaced(self):
+        # The server ends the session inside a transaction that wrote
+        # nothing: on psycopg the COMMIT hook's test fails and gives way
+        # to the rollback, whose failure makes SQLAlchemy discard the
+        # connection. The caller sees its own error or resobj's for the
+        # lost connection (oslo.db reports the failed rollback), never a
+        # raw driver error; the next call gets a new connection.
+        self.assertRaises((RuntimeError, exception.ResobjException),
+                          _killed_then_fail, self.context, self.url)
         self.assertEqual(0, _trait_count(self.context, 'CUSTOM_ANY'))
 
 
