@@ -119,10 +119,14 @@ def in_transaction_block(context):
 
     False for a pure read on PostgreSQL, which runs each statement on its
     own (see :func:`read_without_transaction_block`); settings made with
-    ``SET LOCAL`` would not outlast their statement there.
+    ``SET LOCAL`` would not outlast their statement there. True on the
+    other backends, whose transactions resobj leaves as oslo.db begins
+    them (their drivers' ``autocommit`` attributes mean other things).
     """
-    dbapi_connection = context.session.connection().connection.dbapi_connection
-    return not getattr(dbapi_connection, 'autocommit', False)
+    connection = context.session.connection()
+    if connection.dialect.name != 'postgresql':
+        return True
+    return not connection.connection.dbapi_connection.autocommit
 
 
 DATABASE_FILE = 'resobj.sqlite'
@@ -316,13 +320,16 @@ def keep_prepared_statements(engine):
     psycopg (3) prepares a statement on the server from its fifth run on
     a connection, so PostgreSQL stops planning it again on every call;
     but it forgets them all on every ROLLBACK (a rolled-back DDL may
-    have changed what they refer to). oslo.db ends every reader
-    transaction with a rollback, so a service whose requests are mostly
-    reads would never keep a prepared statement. A transaction that
-    wrote nothing (PostgreSQL assigned it no transaction id: no row
-    written or locked, no DDL) ends the same whether committed or
-    rolled back, so those are committed, for one extra round trip;
-    every other rollback goes ahead as before.
+    have changed what they refer to). Pure reads run outside any
+    transaction (:func:`read_without_transaction_block`); what still
+    ends with a rollback that wrote nothing is a writer that gave up
+    after its reads (a claim refused for capacity or a generation
+    conflict, say) and a read on a connection that already held a
+    transaction, and each would cost every prepared statement of its
+    connection. A transaction that wrote nothing (PostgreSQL assigned
+    it no transaction id: no row written or locked, no DDL) ends the
+    same whether committed or rolled back, so those are committed, for
+    one extra round trip; every other rollback goes ahead as before.
     """
     @sa.event.listens_for(engine, 'rollback')
     def _commit_if_nothing_written(conn):

@@ -215,6 +215,25 @@ class TestIdlePing(db_base.DBTestCase):
         self.assertEqual(1, self.pings.call_count)
 
 
+@facade.reader
+def _reading_in_block(context):
+    return facade.in_transaction_block(context)
+
+
+class TestTransactionBlock(db_base.DBTestCase):
+    """Only PostgreSQL runs pure reads outside a transaction block.
+
+    (PostgreSQL: functional/db/test_postgresql_drivers.py, on a facade
+    configured as in a deployment.)
+    """
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS
+                 if s[0] != 'postgresql']
+
+    def test_a_reader_runs_in_a_block(self):
+        self.assertTrue(_reading_in_block(self.context))
+
+
 class engine_fixture(fixtures.Fixture):
     """An oslo.db engine for ``url`` with resobj's engine hooks."""
 

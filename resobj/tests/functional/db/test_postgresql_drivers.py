@@ -85,6 +85,16 @@ def _two_txids_writing(context):
 
 
 @facade.reader
+def _reading_in_block(context):
+    return facade.in_transaction_block(context)
+
+
+@facade.writer
+def _writing_in_block(context):
+    return _reading_in_block(context)
+
+
+@facade.reader
 def _nestloop_after(context, fail):
     try:
         with ac_db._without_nested_loops(context):
@@ -207,6 +217,8 @@ class TestPostgreSQLDrivers(base.TestCase):
         # A writer, and a reader inside it, keep one transaction.
         first, second = _two_txids_writing(self.context)
         self.assertEqual(first, second)
+        self.assertEqual((False, True), (_reading_in_block(self.context),
+                                         _writing_in_block(self.context)))
         # So does code on the engine directly.
         with facade.get_engine().connect() as conn:
             self.assertEqual(*[conn.execute(sa.text(
