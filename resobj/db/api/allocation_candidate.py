@@ -231,14 +231,8 @@ class _Search:
                 self.max_unit[rp_id, rc_id] = max_unit
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
-            # A lone option is a bare int (see _add), inlined here: this
-            # loop runs once per provider and class.
             if rp_id not in homeless:
-                found = by_anchor.get(root_id)
-                if found is None:
-                    by_anchor[root_id] = rp_id
-                else:
-                    _add(by_anchor, root_id, rp_id)
+                _add(by_anchor, root_id, rp_id)
             if served:
                 for anchor in served.get(rp_id, ()):
                     if anchor != root_id:
