@@ -8,8 +8,10 @@ supported for existing configurations. The rest of the functional suite
 runs its PostgreSQL scenario on psycopg; this test configures the facade
 as a deployment does, on a fresh database, with each driver in turn, and
 goes through the paths where the drivers differ: parameter binding of
-arrays and expanding lists, ``SET LOCAL``, the translation of unique and
-generation conflicts, and a rollback that leaves nothing behind.
+arrays and expanding lists, pure reads outside a transaction block and
+the candidate search's planner setting around them, the translation of
+unique and generation conflicts, and a rollback that leaves nothing
+behind.
 """
 
 import os
