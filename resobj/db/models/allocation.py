@@ -16,7 +16,9 @@ class Allocation(base.TimestampMixin, base.Base):
         # Usage sums per (provider, class) read only this index.
         sa.Index('ix_allocations_rp_rc_used', 'resource_provider_id',
                  'resource_class_id', 'used'),
-        sa.Index('ix_allocations_consumer_id', 'consumer_id'),
+        # A project's usage sums (joined on consumer_id) read only this.
+        sa.Index('ix_allocations_consumer_id_rc_used', 'consumer_id',
+                 'resource_class_id', 'used'),
         sa.Index('ix_allocations_resource_class_id', 'resource_class_id'),
         base.TABLE_ARGS,
     )

@@ -36,8 +36,10 @@ class Consumer(base.TimestampMixin, base.Base):
     __tablename__ = 'consumers'
     __table_args__ = (
         sa.UniqueConstraint('uuid'),
-        sa.Index('ix_consumers_project_id_user_id', 'project_id',
-                 'user_id'),
+        # A project's (and user's) consumers with their type, for usage
+        # sums per type, from this index alone.
+        sa.Index('ix_consumers_project_id_user_id_type_id', 'project_id',
+                 'user_id', 'consumer_type_id'),
         base.TABLE_ARGS,
     )
 

@@ -8,8 +8,11 @@ import fixtures
 from oslo_db.sqlalchemy import test_migrations
 import sqlalchemy as sa
 
+from resobj.db.api import resource_class as rc_db
+from resobj.db.api import usage as usage_db
 from resobj.db import migration
 from resobj.db import models
+from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
 
 
@@ -41,6 +44,49 @@ class TestDbSync(db_base.DBTestCase):
         migration.db_sync(self.engine)
         self.assertEqual(migration.head_revision(),
                          migration.db_version(self.engine))
+
+
+class TestUsageCoveringIndexes(db_base.DBTestCase):
+    """0004 widens two indexes of a database that holds allocations."""
+
+    scenarios = db_base.EMPTY_BACKEND_SCENARIOS
+
+    def _indexes(self, table):
+        return {index['name']: index['column_names'] for index in
+                sa.inspect(self.engine).get_indexes(table)}
+
+    def test_upgrade_keeps_rows_and_swaps_the_indexes(self):
+        migration.db_sync(self.engine, '0003_resource_providers')
+        self.assertIn('ix_allocations_consumer_id',
+                      self._indexes('allocations'))
+        rc_db.ensure_sync(self.context)
+        rp = fx.provider(self.context)
+        fx.inventory(self.context, rp, 0, total=64)
+        fx.inventory(self.context, rp, 1, total=4096)
+        first = fx.consumer(self.context, 'p1', 'u1', 'INSTANCE')
+        second = fx.consumer(self.context, 'p1', 'u2')
+        fx.allocate(self.context, (rp, first, 0, 2), (rp, first, 1, 512),
+                    (rp, second, 0, 4))
+
+        migration.db_sync(self.engine)
+
+        allocations = self._indexes('allocations')
+        consumers = self._indexes('consumers')
+        self.assertEqual(['consumer_id', 'resource_class_id', 'used'],
+                         allocations['ix_allocations_consumer_id_rc_used'])
+        self.assertNotIn('ix_allocations_consumer_id', allocations)
+        self.assertEqual(
+            ['project_id', 'user_id', 'consumer_type_id'],
+            consumers['ix_consumers_project_id_user_id_type_id'])
+        self.assertNotIn('ix_consumers_project_id_user_id', consumers)
+        self.assertEqual(
+            [{'resource_class': 'MEMORY_MB', 'usage': 512,
+              'consumer_type': 'INSTANCE', 'consumer_count': 1},
+             {'resource_class': 'VCPU', 'usage': 2,
+              'consumer_type': 'INSTANCE', 'consumer_count': 1},
+             {'resource_class': 'VCPU', 'usage': 4,
+              'consumer_type': 'unknown', 'consumer_count': 1}],
+            usage_db.get_all_by_project_user(self.context, 'p1'))
 
 
 # Configures the facade on argv[1] as resobj-api does, says it is ready,

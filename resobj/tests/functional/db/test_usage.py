@@ -158,6 +158,34 @@ class TestUsageByProjectUser(db_base.DBTestCase):
         self.assertEqual({}, self.get('p2', consumer_type='unknown'))
 
 
+class TestProjectUsagePlan(db_base.DBTestCase):
+    """A project's sums read consumers and allocations from indexes only.
+
+    SQLite only: its planner has no statistics, so its plan does not
+    depend on how many rows the test wrote (migration 0004's indexes).
+    """
+
+    scenarios = db_base.BACKEND_SCENARIOS[:1]
+
+    def _plan(self, *args):
+        compiled = usage_db._project_usage_stmt(*args).compile(self.engine)
+        values = compiled.construct_params({
+            'project_id': 'p1', 'user_id': 'u1', 'consumer_type': 'X'})
+        with self.engine.connect() as conn:
+            return [row[-1] for row in conn.exec_driver_sql(
+                'EXPLAIN QUERY PLAN ' + str(compiled),
+                tuple(values[name] for name in compiled.positiontup))]
+
+    def test_every_read_of_the_two_tables_is_index_only(self):
+        for args in ((False, None), (True, None), (False, 'named')):
+            plan = self._plan(*args)
+            reads = [line for line in plan if
+                     ' consumers ' in line or ' allocations ' in line]
+            self.assertEqual(4, len(reads), plan)
+            for line in reads:
+                self.assertIn('USING COVERING INDEX', line, plan)
+
+
 class TestCapacityReport(db_base.DBTestCase):
 
     def setUp(self):
