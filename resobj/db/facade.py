@@ -370,6 +370,10 @@ def _pool_sqlite_connections(engine):
     a time (SQLAlchemy's pysqlite dialect turns check_same_thread off for
     file databases), and the old pool's dispatch carries oslo.db's and
     resobj's connect events over to the new pool.
+
+    Without oslo.db's pre-ping: a file database has no server that could
+    have dropped a pooled connection, and the ``SELECT 1`` at every
+    checkout was a fifth of a one-query read's time.
     """
     old = engine.pool
     if not isinstance(old, sa.pool.NullPool):
@@ -377,8 +381,7 @@ def _pool_sqlite_connections(engine):
     engine.pool = sa.pool.QueuePool(
         old._creator, pool_size=5, max_overflow=10, timeout=30,
         recycle=old._recycle, reset_on_return=old._reset_on_return,
-        dialect=old._dialect, pre_ping=old._pre_ping,
-        _dispatch=old.dispatch)
+        dialect=old._dialect, pre_ping=False, _dispatch=old.dispatch)
 
 
 def retrying_writer(*retry_on, connection=False):

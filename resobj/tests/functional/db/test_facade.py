@@ -138,6 +138,23 @@ class TestSQLiteTransactions(base.TestCase):
         begins = [s for s in counter.statements if s.startswith('BEGIN')]
         self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)
 
+    def test_pooled_file_connections_are_not_pinged(self):
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(state_dir=self.useFixture(fixtures.TempDir()).path)
+        facade.configure(conf.conf)
+        ctx = context.get_admin_context()
+        _pragma(ctx, 'user_version')
+        counter = self.useFixture(resobj_fixtures.StatementCounter(
+            facade.get_engine()))
+        pings = self.useFixture(fixtures.MockPatchObject(
+            facade.get_engine().dialect, 'do_ping')).mock
+        for _ in range(3):
+            _pragma(ctx, 'user_version')
+        self.assertEqual(0, pings.call_count)
+        self.assertEqual(['BEGIN', 'PRAGMA user_version'] * 3,
+                         counter.statements)
+
 
 class TestRetryingWriter(base.TestCase):
 
