@@ -47,9 +47,20 @@ def load_conf(config_files, args=(), version=None):
 
 
 def prepare_database(conf):
-    """Create or upgrade the schema and the standard data; idempotent."""
+    """Create or upgrade the schema and the standard data; idempotent.
+
+    A schema that a newer release has already upgraded is served as it
+    is (a rolling upgrade restarts older services after the database),
+    with a warning.
+    """
     facade.configure(conf)
-    migration.db_sync()
+    newer = migration.db_sync(newer_ok=True)
+    if newer is not None:
+        LOG.warning('The database schema is at revision %(newer)s, which '
+                    'this release (newest revision %(head)s) does not '
+                    'know: a newer release upgraded it. Serving on it as '
+                    'it is.',
+                    {'newer': newer, 'head': migration.head_revision()})
     ctx = resobj_context.get_admin_context()
     resource_class_db.ensure_sync(ctx)
     trait_db.ensure_sync(ctx)

@@ -66,11 +66,35 @@ def _unlock(connection):
         connection.commit()
 
 
-def db_sync(engine=None, revision='head'):
+def _is_newer(revision):
+    """Whether ``revision`` is one this code does not know.
+
+    Such a database was upgraded by a newer release: alembic cannot
+    tell more, having only this release's revisions.
+    """
+    if revision is None:
+        return False
+    script = alembic.script.ScriptDirectory.from_config(
+        _alembic_config(None))
+    try:
+        script.get_revision(revision)
+    except alembic.util.CommandError:
+        return True
+    return False
+
+
+def db_sync(engine=None, revision='head', newer_ok=False):
     """Create or upgrade the schema to ``revision`` (default: newest).
 
     Safe to run from several processes at once: one syncs, the others
     wait for it and then have nothing left to do.
+
+    ``newer_ok``: a database that a newer release has upgraded (its
+    revision is unknown here) is left as it is and its revision
+    returned, rather than refused with DatabaseSchemaError. A service
+    starting during a rolling upgrade passes it: migrations are
+    expand-only, so this release keeps working on the newer schema.
+    Returns None otherwise.
     """
     with facade.translate_errors():
         engine = engine or facade.get_engine()
@@ -81,6 +105,12 @@ def db_sync(engine=None, revision='head'):
         with facade.writing(), engine.connect() as connection:
             _lock(connection)
             try:
+                # Read under the lock: a newer release's sync may have
+                # just finished.
+                current = alembic.migration.MigrationContext.configure(
+                    connection).get_current_revision()
+                if newer_ok and _is_newer(current):
+                    return current
                 alembic.command.upgrade(_alembic_config(connection),
                                         revision)
                 connection.commit()

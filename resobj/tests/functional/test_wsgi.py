@@ -1,6 +1,7 @@
 """resobj.api.wsgi as a server that loads it before forking uses it."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -24,12 +25,17 @@ print('loaded:', pooled, current, status)
 
 class TestWsgiModule(base.TestCase):
 
-    def test_loaded_application_leaves_no_pooled_connection(self):
-        tmp = self.useFixture(fixtures.TempDir()).path
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.database = os.path.join(self.tmp, 'resobj.sqlite')
+
+    def _load(self):
+        tmp = self.tmp
         conf = os.path.join(tmp, 'resobj.conf')
         with open(conf, 'w') as f:
             f.write('[database]\nconnection = sqlite:///%s\n'
-                    % os.path.join(tmp, 'resobj.sqlite'))
+                    % self.database)
         env = dict(os.environ, RESOBJ_CONFIG_FILE=conf, HOME=tmp,
                    XDG_STATE_HOME=os.path.join(tmp, 'state'),
                    XDG_CONFIG_HOME=os.path.join(tmp, 'config'))
@@ -37,6 +43,10 @@ class TestWsgiModule(base.TestCase):
             [sys.executable, '-c', _LOAD], env=env, cwd=tmp,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         self.assertEqual(0, out.returncode, out.stderr.decode())
+        return out
+
+    def test_loaded_application_leaves_no_pooled_connection(self):
+        out = self._load()
         # Loading synced the schema (it opened connections to do so), and
         # closed them: a worker forked now opens its own. Answering '/'
         # touches no database.
@@ -44,3 +54,25 @@ class TestWsgiModule(base.TestCase):
         [loaded] = [line for line in out.stdout.decode().splitlines()
                     if line.startswith('loaded:')]
         self.assertEqual('loaded: 0 True 200', loaded)
+
+    def test_schema_of_a_newer_release_is_served_as_it_is(self):
+        # A rolling upgrade: the database was upgraded by a newer release
+        # (whose revision this code does not know) before this older
+        # service (re)starts.
+        self._load()
+        with sqlite3.connect(self.database) as db:
+            db.execute("UPDATE alembic_version "
+                       "SET version_num = '9999_from_a_newer_release'")
+        out = self._load()
+        output = (out.stdout + out.stderr).decode()
+        [loaded] = [line for line in output.splitlines()
+                    if line.startswith('loaded:')]
+        # Not upgraded (the revision is still the newer one), and serving.
+        self.assertEqual('loaded: 0 False 200', loaded)
+        self.assertIn('The database schema is at revision '
+                      '9999_from_a_newer_release', output)
+        with sqlite3.connect(self.database) as db:
+            self.assertEqual(
+                [('9999_from_a_newer_release',)],
+                db.execute('SELECT version_num FROM alembic_version')
+                .fetchall())

@@ -12,6 +12,7 @@ from resobj.db.api import resource_class as rc_db
 from resobj.db.api import usage as usage_db
 from resobj.db import migration
 from resobj.db import models
+from resobj import exception
 from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
 
@@ -42,6 +43,25 @@ class TestDbSync(db_base.DBTestCase):
     def test_sync_twice_is_harmless(self):
         migration.db_sync(self.engine)
         migration.db_sync(self.engine)
+        self.assertEqual(migration.head_revision(),
+                         migration.db_version(self.engine))
+
+    def test_newer_schema_is_refused_unless_newer_ok(self):
+        migration.db_sync(self.engine)
+        with self.engine.begin() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = "
+                                 "'9999_from_a_newer_release'"))
+        self.assertRaises(exception.DatabaseSchemaError,
+                          migration.db_sync, self.engine)
+        self.assertEqual('9999_from_a_newer_release',
+                         migration.db_sync(self.engine, newer_ok=True))
+        self.assertEqual('9999_from_a_newer_release',
+                         migration.db_version(self.engine))
+
+    def test_newer_ok_still_creates_and_upgrades(self):
+        self.assertIsNone(migration.db_sync(
+            self.engine, '0003_resource_providers', newer_ok=True))
+        self.assertIsNone(migration.db_sync(self.engine, newer_ok=True))
         self.assertEqual(migration.head_revision(),
                          migration.db_version(self.engine))
 
