@@ -141,6 +141,22 @@ class TestUsageByProjectUser(db_base.DBTestCase):
             ('all', 'DISK_GB'): (10, 5),
         }, self.get('p1', consumer_type='all'))
 
+    def test_all_types_without_counts(self):
+        rows = usage_db.get_all_by_project_user(
+            self.context, 'p1', consumer_type='all', count_consumers=False)
+        self.assertEqual(
+            [{'resource_class': 'DISK_GB', 'usage': 10,
+              'consumer_type': 'all'},
+             {'resource_class': 'MEMORY_MB', 'usage': 7680,
+              'consumer_type': 'all'},
+             {'resource_class': 'VCPU', 'usage': 31,
+              'consumer_type': 'all'}], rows)
+        rows = usage_db.get_all_by_project_user(
+            self.context, 'p1', 'u2', consumer_type='all',
+            count_consumers=False)
+        self.assertEqual({'VCPU': 16, 'MEMORY_MB': 4096},
+                         {r['resource_class']: r['usage'] for r in rows})
+
     def test_filter_by_type_name(self):
         self.assertEqual({
             ('MIGRATION', 'VCPU'): (1, 1),
@@ -153,6 +169,7 @@ class TestUsageByProjectUser(db_base.DBTestCase):
 
     def test_no_match_is_empty(self):
         self.assertEqual({}, self.get('nope'))
+        self.assertEqual({}, self.get('nope', consumer_type='all'))
         self.assertEqual({}, self.get('p1', 'nobody'))
         self.assertEqual({}, self.get('p1', consumer_type='NO_SUCH_TYPE'))
         self.assertEqual({}, self.get('p2', consumer_type='unknown'))
@@ -177,7 +194,8 @@ class TestProjectUsagePlan(db_base.DBTestCase):
                 tuple(values[name] for name in compiled.positiontup))]
 
     def test_every_read_of_the_two_tables_is_index_only(self):
-        for args in ((False, None), (True, None), (False, 'named')):
+        for args in ((False, None), (True, None), (False, 'named'),
+                     (False, None, True, False)):
             plan = self._plan(*args)
             reads = [line for line in plan if
                      ' consumers ' in line or ' allocations ' in line]
