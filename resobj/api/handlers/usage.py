@@ -30,17 +30,17 @@ def get_total_usages(req):
     params = util.query(req, common.for_version(schema.query, version))
     util.authorize(req, policies.USAGES,
                    {'project_id': params['project_id']})
-    by_type = version >= (1, 38)
+    typed = version >= (1, 38)
     usages = usage_obj.UsageList.get_all_by_project_user(
         util.context(req), params['project_id'],
         user_id=params.get('user_id'),
         # Before 1.38 the usages are per class only: summed over the
         # types by the database.
-        consumer_type=(params.get('consumer_type') if by_type
+        consumer_type=(params.get('consumer_type') if typed
                        else usage_obj.ALL_TYPES),
         # Consumer counts are reported from 1.38 only.
-        count_consumers=by_type)
-    if version < (1, 38):
+        count_consumers=typed)
+    if not typed:
         return util.respond(req, {'usages': usages.as_dict()})
     by_type = {}
     for usage in usages:
