@@ -66,6 +66,17 @@ def _unlock(connection):
         connection.commit()
 
 
+def _script_directory():
+    """This release's revisions."""
+    return alembic.script.ScriptDirectory.from_config(_alembic_config(None))
+
+
+def _current_revision(connection):
+    """The database's revision, or None before the first sync."""
+    return alembic.migration.MigrationContext.configure(
+        connection).get_current_revision()
+
+
 def _is_newer(revision):
     """Whether ``revision`` is one this code does not know.
 
@@ -74,10 +85,8 @@ def _is_newer(revision):
     """
     if revision is None:
         return False
-    script = alembic.script.ScriptDirectory.from_config(
-        _alembic_config(None))
     try:
-        script.get_revision(revision)
+        _script_directory().get_revision(revision)
     except alembic.util.CommandError:
         return True
     return False
@@ -105,12 +114,12 @@ def db_sync(engine=None, revision='head', newer_ok=False):
         with facade.writing(), engine.connect() as connection:
             _lock(connection)
             try:
-                # Read under the lock: a newer release's sync may have
-                # just finished.
-                current = alembic.migration.MigrationContext.configure(
-                    connection).get_current_revision()
-                if newer_ok and _is_newer(current):
-                    return current
+                if newer_ok:
+                    # Read under the lock: a newer release's sync may
+                    # have just finished.
+                    current = _current_revision(connection)
+                    if _is_newer(current):
+                        return current
                 alembic.command.upgrade(_alembic_config(connection),
                                         revision)
                 connection.commit()
@@ -129,12 +138,9 @@ def db_version(engine=None):
     with facade.translate_errors():
         engine = engine or facade.get_engine()
         with engine.connect() as connection:
-            return alembic.migration.MigrationContext.configure(
-                connection).get_current_revision()
+            return _current_revision(connection)
 
 
 def head_revision():
     """The newest revision this code knows."""
-    script = alembic.script.ScriptDirectory.from_config(
-        _alembic_config(None))
-    return script.get_current_head()
+    return _script_directory().get_current_head()
