@@ -207,7 +207,7 @@ def _group_clauses(i, group_shape):
     return clauses
 
 
-def _with_room(i, n, clauses, few, blind, *columns):
+def _with_room(i, n, clauses, few, *columns):
     """Select ``columns`` of the providers with room for one class.
 
     ``few``: the clauses limit the providers to a few (some trees, one
@@ -215,32 +215,15 @@ def _with_room(i, n, clauses, few, blind, *columns):
     index-only lookup) rather than every provider's at once, and the
     class index is hidden from the planner (see
     ``provider_sql.room_for``), so that it starts from those providers.
-    A planner without statistics (SQLite always, PostgreSQL on tables
-    not analysed yet) otherwise walks every inventory of the class with
-    its usage and keeps the few: 24 ms instead of 3 on PostgreSQL for 50
-    roots among 1,000. ``blind``: the planner has no statistics
-    (SQLite); it sums usage per provider always, faster there than
-    grouping all of a class's allocations first.
+    A planner without statistics (PostgreSQL on tables not analysed
+    yet) otherwise walks every inventory of the class with its usage
+    and keeps the few: 24 ms instead of 3 on PostgreSQL for 50 roots
+    among 1,000. A column ``'used'`` stands for the provider's usage of
+    the class.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
-    having = None
-    if blind and not few:
-        # Every inventory of the class, each joined to its provider's
-        # allocations of the class (on the covering index) and grouped
-        # by inventory: the usage is summed once per inventory, where a
-        # correlated sum would be computed twice (SQLite evaluates the
-        # one in the capacity test and the selected one apart). The
-        # inventories come in id order from the class index, so the
-        # grouping needs no sort.
-        alloc = sql.ALLOC
-        used = sa.func.coalesce(sa.func.sum(alloc.c.used), 0)
-        source = inv.outerjoin(alloc, sa.and_(
-            alloc.c.resource_provider_id == inv.c.resource_provider_id,
-            alloc.c.resource_class_id == rc_id))
-        where = sql.units_for(rc_id, amount)
-        having = sql.within_capacity(amount, used)
-    elif few:
+    if few:
         used = sql.used_of(rc_id)
         source = inv
         where = sql.room_for(rc_id, amount, used, few=True)
@@ -251,26 +234,107 @@ def _with_room(i, n, clauses, few, blind, *columns):
         where = sql.room_for(rc_id, amount, used)
     # SUM gives a DECIMAL on PostgreSQL and MySQL: read as an integer,
     # the search and the summaries use the value as it comes.
-    select = (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
-                          if c == 'used' else c for c in columns))
-              .select_from(source.join(
-                  rp, rp.c.id == inv.c.resource_provider_id))
-              .where(where, *clauses))
-    if having is not None:
-        select = select.group_by(inv.c.id).having(having)
-    return select
+    return (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
+                        if c == 'used' else c for c in columns))
+            .select_from(source.join(
+                rp, rp.c.id == inv.c.resource_provider_id))
+            .where(where, *clauses))
+
+
+def _none(name, type_=sa.BigInteger):
+    """A typed NULL column: UNION ALL branches agree on every type."""
+    return sa.cast(sa.null(), type_).label(name)
+
+
+def _empty_slot(n):
+    """Class slot ``n``'s (capacity, used, max_unit) columns, all NULL."""
+    return [_none('capacity_%d' % n), _none('used_%d' % n),
+            _none('max_unit_%d' % n, sa.Integer)]
+
+
+def _slots(width, filled, values):
+    """``width`` class slots: ``values`` in slot ``filled``, NULL elsewhere."""
+    columns = []
+    for n in range(width):
+        columns += values if n == filled else _empty_slot(n)
+    return columns
+
+
+def _per_provider(i, classes, width, clauses, keep_max_unit):
+    """Group ``i``'s providers with room for any class, one row each.
+
+    SQLite's search: each class's figures in its slot. SQLite has no
+    statistics and plans by rules: one statement per class made it find
+    each provider once per class, and building the rows cost more than
+    the lookups (6.2 ms for a thousand providers with three classes,
+    5.1 ms as one row each). The inner query reads each
+    provider with its inventory of each class (the unique index) and
+    sums that class's usage (an index-only lookup); its OFFSET keeps
+    SQLite from merging it into the outer query, which would compute
+    each sum once in the test and again in the column. A class the
+    provider has no room for has a NULL capacity.
+    """
+    rp = sql.RP
+    source = rp
+    inner = [rp.c.id, rp.c.root_provider_id]
+    for n in range(classes):
+        inv = sql.INV.alias('inv_%d' % n)
+        rc_id = _int('rc_%d_%d' % (i, n))
+        source = source.outerjoin(inv, sa.and_(
+            inv.c.resource_provider_id == rp.c.id,
+            inv.c.resource_class_id == rc_id))
+        inner += [
+            inv.c.min_unit.label('min_unit_%d' % n),
+            inv.c.max_unit.label('max_unit_%d' % n),
+            inv.c.step_size.label('step_size_%d' % n),
+            ((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+             ).label('room_%d' % n),
+            sql.used_of(rc_id, rp.c.id).label('used_%d' % n)]
+    row = (sa.select(*inner).select_from(source).where(*clauses)
+           .offset(0).subquery('per_provider')).c
+    columns = [sa.literal_column(str(i)).label('grp'), row.id,
+               row.root_provider_id]
+    rooms = []
+    for n in range(width):
+        if n >= classes:
+            columns += [sa.null().label('%s_%d' % (name, n))
+                        for name in ('capacity', 'used', 'max_unit')]
+            continue
+        amount = _int('amount_%d_%d' % (i, n))
+        used = row['used_%d' % n]
+        # Without an inventory of the class every test is NULL: no room.
+        room = sa.and_(row['min_unit_%d' % n] <= amount,
+                       row['max_unit_%d' % n] >= amount,
+                       amount % row['step_size_%d' % n] == 0,
+                       used + amount <= row['room_%d' % n])
+        rooms.append(room)
+        # SQLite's CAST truncates, which is floor (provider_sql.capacity)
+        # for the positive capacity of a provider with room; a sum of
+        # integers is an integer there. No function call per value.
+        columns += [
+            sa.case((room, sa.cast(row['room_%d' % n], sa.BigInteger))
+                    ).label('capacity_%d' % n),
+            used,
+            row['max_unit_%d' % n] if keep_max_unit
+            else sa.null().label('max_unit_%d' % n)]
+    return sa.select(*columns).where(sa.or_(*rooms))
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def candidate_rows(request_shape, windowed=False, sharing=False,
                    blind=False, root_filter=(False, False)):
-    """Rows (grp, cls, rp_id, root_id, capacity, used, max_unit).
+    """Rows (grp, rp_id, root_id, then per class capacity, used, max_unit).
 
-    One row per provider with room for each (group, class) pair, ``cls``
-    being the class's index in the group's classes by id. ``max_unit``
-    is NULL with one group: only several groups on one provider and
-    class need it, and a NULL costs nothing to read. ``windowed``:
-    only providers of the trees ``:roots`` and (with ``sharing``) the
+    A provider's row in group ``grp`` has a slot of three columns per
+    class of the group (by class id, as in :func:`params`), padded to
+    the group with the most classes: the slot's capacity is NULL when
+    the provider has no room for that class (or another class's row
+    holds it). ``max_unit`` is NULL with one group: only several groups
+    on one provider and class need it, and a NULL costs nothing to
+    read. ``blind`` (SQLite, see :func:`_per_provider`): one row per
+    provider with room for any class; elsewhere one statement per
+    (group, class), whose rows fill one slot. ``windowed``: only
+    providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose
     roots passed it already), only providers whose root passes
@@ -284,8 +348,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                                         root_filter))
         if sharing:
             root_ok = sa.or_(root_ok, sql.RP.c.id.in_(_list('sharing_ids')))
-    max_unit = (sql.INV.c.max_unit if len(request_shape) > 1
-                else sa.null().label('max_unit'))
+    keep_max_unit = len(request_shape) > 1
+    width = max(group_shape[0] for group_shape in request_shape)
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape)
         if windowed:
@@ -294,14 +358,20 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                 _list('sharing_ids'))) if sharing else window)
         elif root_ok is not None:
             clauses.append(root_ok)
+        if blind:
+            selects.append(_per_provider(i, group_shape[0], width, clauses,
+                                         keep_max_unit))
+            continue
+        max_unit = (sql.INV.c.max_unit if keep_max_unit
+                    else _none('max_unit', sa.Integer))
         for n in range(group_shape[0]):
             selects.append(_with_room(
-                i, n, clauses, windowed, blind,
+                i, n, clauses, windowed,
                 # Constants of the shape: no parameter to type in a UNION.
                 sa.literal_column(str(i)).label('grp'),
-                sa.literal_column(str(n)).label('cls'),
                 sql.RP.c.id, sql.RP.c.root_provider_id,
-                sql.capacity().label('capacity'), 'used', max_unit))
+                *_slots(width, n, [sql.capacity().label('capacity'), 'used',
+                                   max_unit])))
     return selects[0] if len(selects) == 1 else sa.union_all(*selects)
 
 
@@ -339,7 +409,7 @@ def anchor_roots(request_shape, served=False, blind=False,
         clauses = _group_clauses(i, group_shape) + [
             sql.RP.c.root_provider_id == anchor.c.id]
         for n in range(group_shape[0]):
-            probe = _with_room(i, n, clauses, True, blind, sql.RP.c.id)
+            probe = _with_room(i, n, clauses, True, sql.RP.c.id)
             if not blind:
                 # Each EXISTS must stay a test of one root. Without the
                 # OFFSET, PostgreSQL turns it into a semi-join; and as

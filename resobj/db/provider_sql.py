@@ -63,17 +63,18 @@ def class_usage(rc_id):
         ALLOC.c.resource_provider_id).subquery('usage')
 
 
-def used_of(rc_id):
-    """Correlated scalar subquery: what INV's provider has of ``rc_id``.
+def used_of(rc_id, provider_id=INV.c.resource_provider_id):
+    """Correlated scalar subquery: what a provider has of ``rc_id``.
 
     ``rc_id``: a class id, a bound parameter, or ``INV.c.resource_class_id``
-    for the usage of each inventory row's own class. An index-only lookup
-    per inventory row (allocations are indexed by
-    provider, class and used): the choice when only a few providers are
-    looked at, where :func:`class_usage` would sum every provider's.
+    for the usage of each inventory row's own class. ``provider_id``:
+    the column naming the provider, INV's by default. An index-only
+    lookup per row (allocations are indexed by provider, class and
+    used): the choice when only a few providers are looked at, where
+    :func:`class_usage` would sum every provider's.
     """
     return sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0)).where(
-        ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+        ALLOC.c.resource_provider_id == provider_id,
         ALLOC.c.resource_class_id == rc_id).scalar_subquery()
 
 

@@ -219,22 +219,30 @@ class _Search:
         targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
                     for rc_id, _amount in amounts]
                    for grp, amounts in enumerate(self.amounts)]
-        root, known = self.root, self.known
-        for grp, cls, rp_id, root_id, capacity, used, max_unit in rows:
-            rc_id, name, by_anchor = targets[grp][cls]
+        # Per group: (class index, first column of its slot, target).
+        slots = [list(enumerate(group)) for group in targets]
+        root, known, max_units = self.root, self.known, self.max_unit
+        for row in rows:
+            rp_id, root_id = row[1], row[2]
             root[rp_id] = root_id
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
-            classes[name] = (capacity, used)
-            if keep_max_unit:
-                self.max_unit[rp_id, rc_id] = max_unit
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
-            if rp_id not in homeless:
-                _add(by_anchor, root_id, rp_id)
-            if served:
-                for anchor in served.get(rp_id, ()):
+            home = rp_id not in homeless
+            anchors = served.get(rp_id, ()) if served else ()
+            for cls, (rc_id, name, by_anchor) in slots[row[0]]:
+                first = 3 + 3 * cls
+                capacity = row[first]
+                if capacity is None:
+                    continue
+                classes[name] = (capacity, row[first + 1])
+                if keep_max_unit:
+                    max_units[rp_id, rc_id] = row[first + 2]
+                if home:
+                    _add(by_anchor, root_id, rp_id)
+                for anchor in anchors:
                     if anchor != root_id:
                         _add(by_anchor, anchor, rp_id)
         self.required = [()] * len(groups)
