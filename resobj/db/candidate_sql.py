@@ -276,7 +276,8 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     """
     rp = sql.RP
     source = rp
-    inner = [rp.c.id, rp.c.root_provider_id]
+    inner = [rp.c.id, rp.c.root_provider_id, rp.c.parent_provider_id,
+             rp.c.uuid]
     for n in range(classes):
         inv = sql.INV.alias('inv_%d' % n)
         rc_id = _int('rc_%d_%d' % (i, n))
@@ -317,6 +318,16 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             used,
             row['max_unit_%d' % n] if keep_max_unit
             else sa.null().label('max_unit_%d' % n)]
+    # A root without children is a whole tree: with its uuid and number
+    # of inventories the summaries need not read it again (see
+    # allocation_candidate._summaries). Computed for the rows returned
+    # only.
+    child = sql.RP.alias('child')
+    lone = sa.and_(row.parent_provider_id.is_(None), ~sa.exists().where(
+        child.c.parent_provider_id == row.id))
+    inventories = sa.select(sa.func.count()).where(
+        sql.INV.c.resource_provider_id == row.id).scalar_subquery()
+    columns += [row.uuid, sa.case((lone, inventories)).label('lone')]
     return sa.select(*columns).where(sa.or_(*rooms))
 
 
@@ -332,8 +343,10 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     holds it). ``max_unit`` is NULL with one group: only several groups
     on one provider and class need it, and a NULL costs nothing to
     read. ``blind`` (SQLite, see :func:`_per_provider`): one row per
-    provider with room for any class; elsewhere one statement per
-    (group, class), whose rows fill one slot. ``windowed``: only
+    provider with room for any class, and after the slots its uuid and,
+    for a root without children, its number of inventories (else NULL);
+    elsewhere one statement per (group, class), whose rows fill one
+    slot. ``windowed``: only
     providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose

@@ -219,12 +219,19 @@ class _Search:
         targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
                     for rc_id, _amount in amounts]
                    for grp, amounts in enumerate(self.amounts)]
-        # Per group: (class index, first column of its slot, target).
+        # The slots end where a row's uuid and lone count start.
+        lone_at = 3 + 3 * max(map(len, self.amounts))
+        # Per group: (class index, target), the index giving the slot.
         slots = [list(enumerate(group)) for group in targets]
         root, known, max_units = self.root, self.known, self.max_unit
+        # {root id: (uuid, inventories)} of the roots without children,
+        # when the rows say (SQLite's do, see candidate_sql.candidate_rows).
+        self.lone = lone = {}
         for row in rows:
             rp_id, root_id = row[1], row[2]
             root[rp_id] = root_id
+            if len(row) > lone_at and row[lone_at + 1] is not None:
+                lone[rp_id] = (row[lone_at], row[lone_at + 1])
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
@@ -421,22 +428,39 @@ class _Search:
         return found
 
 
-def _summaries(context, root_ids, known):
+def _summaries(context, root_ids, known, lone):
     """Summaries of every provider in the trees of ``root_ids``.
 
     The providers and their inventory counts, then only the inventories
     that ``known`` (the candidate rows' {rp_id: {class name: (capacity,
     used)}}, whose dicts become the summaries' own) does not hold, then
-    the traits. Returns ({uuid: summary dict}, {rp_id: uuid}): the
-    second names every provider of those trees, hence every provider of
-    the requests (see :func:`_as_returned`).
+    the traits. ``lone``: {root id: (uuid, inventories)} of roots
+    without children, from the candidate rows: such a tree whose
+    inventories ``known`` holds all of is not read again (a flat
+    cloud's every tree, on SQLite). Returns ({uuid: summary dict},
+    {rp_id: uuid}): the second names every provider of those trees,
+    hence every provider of the requests (see :func:`_as_returned`).
     """
-    style, roots = _id_set(context, root_ids)
-    values = {'roots': roots}
-    rows = utils.execute(context, csql.summary_providers(style),
-                         values).all()
-    uuids = {row[0]: row[1] for row in rows}
-    summaries, traits_of, missing = {}, {}, []
+    summaries, traits_of, uuids, rest = {}, {}, {}, []
+    for root_id in root_ids:
+        found = lone.get(root_id)
+        resources = known.get(root_id)
+        if found is None or resources is None or \
+                len(resources) != found[1]:
+            rest.append(root_id)
+            continue
+        uuid = uuids[root_id] = found[0]
+        traits_of[root_id] = traits = []
+        summaries[uuid] = {
+            'resources': resources, 'traits': traits,
+            'parent_provider_uuid': None, 'root_provider_uuid': uuid}
+    rows = ()
+    if rest:
+        style, roots = _id_set(context, rest)
+        rows = utils.execute(context, csql.summary_providers(style),
+                             {'roots': roots}).all()
+    uuids.update((row[0], row[1]) for row in rows)
+    missing = []
     for rp_id, uuid, parent_id, root_id, count in rows:
         resources = known.get(rp_id)
         if resources is None:
@@ -457,8 +481,9 @@ def _summaries(context, root_ids, known):
             read[rp_id][name] = (int(capacity), int(used))
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
+    style, roots = _id_set(context, root_ids)
     for rp_id, name in utils.execute(context, csql.summary_traits(style),
-                                     values).all():
+                                     {'roots': roots}).all():
         traits_of[rp_id].append(name)
     return summaries, uuids
 
@@ -610,13 +635,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if limit is None:
         search = _search(context, request)
         found = search.requests(None, isolate, allow_nested, seen)
-        used_roots, known = search.used_roots, search.known
+        used_roots, known, lone = search.used_roots, search.known, search.lone
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used_roots, known = [], set(), {}
+        found, used_roots, known, lone = [], set(), {}, {}
         after, count = 0, limit
         while len(found) < limit:
             roots = _anchor_roots(context, request, after, count)
@@ -627,12 +652,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                                      allow_nested, seen)
             used_roots |= search.used_roots
             known.update(search.known)
+            lone.update(search.lone)
             if len(roots) < count:
                 break
             after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
     if not found:
         return {'allocation_requests': [], 'provider_summaries': {}}
-    summaries, uuids = _summaries(context, used_roots, known)
+    summaries, uuids = _summaries(context, used_roots, known, lone)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
                         in groups[0]['rc_amounts'].items()))
     found = _as_returned(found, uuids, request.names, whole)
