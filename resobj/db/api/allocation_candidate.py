@@ -227,14 +227,30 @@ class _Search:
         # {root id: (uuid, inventories)} of the roots without children,
         # when the rows say (SQLite's do, see candidate_sql.candidate_rows).
         self.lone = lone = {}
+        # One group, no sharing provider, no trait to check on a
+        # combination: a childless root takes the group alone, with room
+        # for every class, or gives no request. Such a root is recorded
+        # here ({root id: itself}) and not among the per-class options.
+        self.alone = alone = {}
+        group = groups[0]
+        alone_ok = len(groups) == 1 and not served and (
+            group['use_same_provider'] or not group['required_traits'])
         for row in rows:
             rp_id, root_id = row[1], row[2]
             root[rp_id] = root_id
-            if len(row) > lone_at and row[lone_at + 1] is not None:
-                lone[rp_id] = (row[lone_at], row[lone_at + 1])
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
+            if len(row) > lone_at and row[lone_at + 1] is not None:
+                lone[rp_id] = (row[lone_at], row[lone_at + 1])
+                if alone_ok:
+                    for cls, (rc_id, name, by_anchor) in slots[0]:
+                        capacity = row[3 + 3 * cls]
+                        if capacity is not None:
+                            classes[name] = (capacity, row[4 + 3 * cls])
+                    if len(classes) == len(slots[0]):
+                        alone[rp_id] = rp_id
+                    continue
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
@@ -275,7 +291,8 @@ class _Search:
             for rc_id, _amount in amounts:
                 roots = self.options[index][rc_id].keys()
                 found = set(roots) if found is None else found & roots
-        return sorted(found)
+        # The roots that take the group alone are in no options.
+        return sorted(found.union(self.alone) if self.alone else found)
 
     def parts(self, index, anchor):
         """Every way group ``index`` can be served from ``anchor``."""
@@ -388,8 +405,15 @@ class _Search:
                  not self.required[0])
         if whole:
             options, suffix = self.option_lists[0], self.groups[0]['suffix']
+            alone = self.alone
         for anchor in self.anchors():
             if whole:
+                if anchor in alone:
+                    found.append((suffix, anchor))
+                    self.used_roots.add(anchor)
+                    if limit is not None and len(found) >= limit:
+                        break
+                    continue
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
                 if type(first) is int and \
