@@ -9,15 +9,19 @@ statements, whatever the number of providers or candidates:
    if any; with ``root_required`` and sharing providers, one more for
    which of their roots and of the roots they serve pass it;
 2. (with a limit) the first candidate roots, see below;
-3. one UNION ALL over every (group, class) pair: the providers with room
-   for the amount, already filtered by the group's aggregates, tree and
-   per-provider traits and by their root's traits (``root_required``),
-   with their root, capacity, usage and max_unit;
+3. the providers with room for the amount of each (group, class) pair,
+   already filtered by the group's aggregates, tree and per-provider
+   traits and by their root's traits (``root_required``), with their
+   root, capacity, usage and max_unit: one row per provider and group on
+   SQLite (with, for a root without children, its uuid and number of
+   inventories), one UNION ALL branch per pair elsewhere (see
+   ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
-   their providers with a count of their inventories, the inventories
-   the rows of 3 did not hold (only if some provider has more: not in a
+   their providers with a count of their inventories (not for the
+   childless roots SQLite's rows of 3 described), the inventories the
+   rows of 3 did not hold (only if some provider has more: not in a
    flat cloud), and the traits.
 
 Between 4 and 5 the candidates are combined in Python, per tree root
