@@ -278,8 +278,8 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     source = rp
     inner = [rp.c.id, rp.c.root_provider_id, rp.c.parent_provider_id,
              rp.c.uuid]
-    for n in range(classes):
-        inv = sql.INV.alias('inv_%d' % n)
+    invs = [sql.INV.alias('inv_%d' % n) for n in range(classes)]
+    for n, inv in enumerate(invs):
         rc_id = _int('rc_%d_%d' % (i, n))
         source = source.outerjoin(inv, sa.and_(
             inv.c.resource_provider_id == rp.c.id,
@@ -291,7 +291,10 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             ((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
              ).label('room_%d' % n),
             sql.used_of(rc_id, rp.c.id).label('used_%d' % n)]
-    row = (sa.select(*inner).select_from(source).where(*clauses)
+    # Providers without an inventory of any of the classes (a tree's
+    # other providers) stop at the joins, before the usage lookups.
+    has_any = sa.or_(*(inv.c.id.is_not(None) for inv in invs))
+    row = (sa.select(*inner).select_from(source).where(has_any, *clauses)
            .offset(0).subquery('per_provider')).c
     columns = [sa.literal_column(str(i)).label('grp'), row.id,
                row.root_provider_id]
