@@ -321,16 +321,23 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             used,
             row['max_unit_%d' % n] if keep_max_unit
             else sa.null().label('max_unit_%d' % n)]
-    # A root without children is a whole tree: with its uuid and number
-    # of inventories the summaries need not read it again (see
+    # A root without children is a whole tree: with its uuid, number of
+    # inventories and traits the summaries need not read it again (see
     # allocation_candidate._summaries). Computed for the rows returned
-    # only.
+    # only; the traits for every root, a cheaper test than the lone one.
+    # Trait names are [A-Z0-9_]+ (validated on creation): a comma
+    # separates them.
     child = sql.RP.alias('child')
-    lone = sa.and_(row.parent_provider_id.is_(None), ~sa.exists().where(
+    root = row.parent_provider_id.is_(None)
+    lone = sa.and_(root, ~sa.exists().where(
         child.c.parent_provider_id == row.id))
     inventories = sa.select(sa.func.count()).where(
         sql.INV.c.resource_provider_id == row.id).scalar_subquery()
-    columns += [row.uuid, sa.case((lone, inventories)).label('lone')]
+    traits = sa.select(sa.func.group_concat(TRAIT.c.name)).select_from(
+        sql.RP_TRAIT.join(TRAIT, TRAIT.c.id == sql.RP_TRAIT.c.trait_id)
+    ).where(sql.RP_TRAIT.c.resource_provider_id == row.id).scalar_subquery()
+    columns += [row.uuid, sa.case((lone, inventories)).label('lone'),
+                sa.case((root, traits)).label('traits')]
     return sa.select(*columns).where(sa.or_(*rooms))
 
 
@@ -346,8 +353,9 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     holds it). ``max_unit`` is NULL with one group: only several groups
     on one provider and class need it, and a NULL costs nothing to
     read. ``blind`` (SQLite, see :func:`_per_provider`): one row per
-    provider with room for any class, and after the slots its uuid and,
-    for a root without children, its number of inventories (else NULL);
+    provider with room for any class, and after the slots its uuid, for
+    a root without children its number of inventories (else NULL), and
+    for a root its trait names joined by commas (NULL if none);
     elsewhere one statement per (group, class), whose rows fill one
     slot. ``windowed``: only
     providers of the trees ``:roots`` and (with ``sharing``) the

@@ -228,8 +228,9 @@ class _Search:
         # Per group: (class index, target), the index giving the slot.
         slots = [list(enumerate(group)) for group in targets]
         root, known, max_units = self.root, self.known, self.max_unit
-        # {root id: (uuid, inventories)} of the roots without children,
-        # when the rows say (SQLite's do, see candidate_sql.candidate_rows).
+        # {root id: (uuid, inventories, traits)} of the roots without
+        # children, when the rows say (SQLite's do, see
+        # candidate_sql.candidate_rows).
         self.lone = lone = {}
         # One group, no sharing provider, no trait to check on a
         # combination: a childless root takes the group alone, with room
@@ -246,7 +247,7 @@ class _Search:
             if classes is None:
                 classes = known[rp_id] = {}
             if len(row) > lone_at and row[lone_at + 1] is not None:
-                lone[rp_id] = (row[lone_at], row[lone_at + 1])
+                lone[rp_id] = row[lone_at:]
                 if alone_ok:
                     for cls, (rc_id, name, by_anchor) in slots[0]:
                         capacity = row[3 + 3 * cls]
@@ -462,10 +463,11 @@ def _summaries(context, root_ids, known, lone):
     The providers and their inventory counts, then only the inventories
     that ``known`` (the candidate rows' {rp_id: {class name: (capacity,
     used)}}, whose dicts become the summaries' own) does not hold, then
-    the traits. ``lone``: {root id: (uuid, inventories)} of roots
-    without children, from the candidate rows: such a tree whose
-    inventories ``known`` holds all of is not read again (a flat
-    cloud's every tree, on SQLite). Returns ({uuid: summary dict},
+    the traits. ``lone``: {root id: (uuid, inventories, trait names
+    joined by commas or None)} of roots without children, from the
+    candidate rows: such a tree whose inventories ``known`` holds all
+    of is not read again (a flat cloud's every tree, on SQLite, whose
+    summaries then take no statement at all). Returns ({uuid: summary dict},
     {rp_id: uuid}): the second names every provider of those trees,
     hence every provider of the requests (see :func:`_as_returned`).
     """
@@ -478,15 +480,16 @@ def _summaries(context, root_ids, known, lone):
             rest.append(root_id)
             continue
         uuid = uuids[root_id] = found[0]
-        traits_of[root_id] = traits = []
         summaries[uuid] = {
-            'resources': resources, 'traits': traits,
+            'resources': resources,
+            'traits': sorted(found[2].split(',')) if found[2] else [],
             'parent_provider_uuid': None, 'root_provider_uuid': uuid}
-    rows = ()
-    if rest:
-        style, roots = _id_set(context, rest)
-        rows = utils.execute(context, csql.summary_providers(style),
-                             {'roots': roots}).all()
+    if not rest:
+        return summaries, uuids
+    style, roots = _id_set(context, rest)
+    values = {'roots': roots}
+    rows = utils.execute(context, csql.summary_providers(style),
+                         values).all()
     uuids.update((row[0], row[1]) for row in rows)
     missing = []
     for rp_id, uuid, parent_id, root_id, count in rows:
@@ -509,9 +512,8 @@ def _summaries(context, root_ids, known, lone):
             read[rp_id][name] = (int(capacity), int(used))
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
-    style, roots = _id_set(context, root_ids)
     for rp_id, name in utils.execute(context, csql.summary_traits(style),
-                                     {'roots': roots}).all():
+                                     values).all():
         traits_of[rp_id].append(name)
     return summaries, uuids
 
