@@ -13,16 +13,16 @@ statements, whatever the number of providers or candidates:
    already filtered by the group's aggregates, tree and per-provider
    traits and by their root's traits (``root_required``), with their
    root, capacity, usage and max_unit: one row per provider and group on
-   SQLite (with, for a root without children, its uuid and number of
-   inventories), one UNION ALL branch per pair elsewhere (see
+   SQLite (with, for a root without children, its uuid, number of
+   inventories and traits), one UNION ALL branch per pair elsewhere (see
    ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
-   their providers with a count of their inventories (not for the
-   childless roots SQLite's rows of 3 described), the inventories the
-   rows of 3 did not hold (only if some provider has more: not in a
-   flat cloud), and the traits.
+   their providers with a count of their inventories, the inventories
+   the rows of 3 did not hold (only if some provider has more: not in a
+   flat cloud), and the traits; none of them for the childless roots
+   SQLite's rows of 3 described whole.
 
 Between 4 and 5 the candidates are combined in Python, per tree root
 ("anchor") in root id order, stopping at ``limit``: only the requests
