@@ -24,9 +24,10 @@ statements, whatever the number of providers or candidates:
    flat cloud), and the traits; none of them for the childless roots
    SQLite's rows of 3 described whole.
 
-Between 4 and 5 the candidates are combined in Python, per tree root
-("anchor") in root id order, stopping at ``limit``: only the requests
-returned are built, and only their trees are summarised. With a limit,
+Between 4 and 5 the candidates are combined in Python
+(``resobj.db.candidate_search``), per tree root ("anchor") in root id
+order, stopping at ``limit``: only the requests returned are built, and
+only their trees are summarised. With a limit,
 step 2 asks for the first candidate roots (EXISTS tests the database
 stops after ``limit`` roots) and step 3 reads those trees only; a wider
 window follows only if those roots gave too few requests.
@@ -37,20 +38,15 @@ plain dicts, lists and tuples of uuids and names.
 
 import collections
 import contextlib
-import itertools
 
 import sqlalchemy as sa
 
 from resobj.db.api import utils
+from resobj.db import candidate_search
 from resobj.db import candidate_sql as csql
 from resobj.db import facade
 from resobj.db import provider_sql as sql
 from resobj import exception
-
-
-# One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
-# providers it uses, sorted.
-_Part = collections.namedtuple('_Part', 'items providers')
 
 
 def _names_and_sharing(context, class_names, trait_names):
@@ -173,290 +169,6 @@ def _trait_links(context, provider_ids, trait_ids):
     return links
 
 
-def _add(by_anchor, anchor, rp_id):
-    """Record ``rp_id`` as an option of ``anchor``.
-
-    A lone option stays a bare int and becomes a list only when a second
-    one comes: in a flat cloud every anchor has one provider per class,
-    and thousands of one-element lists would only feed the garbage
-    collector.
-    """
-    found = by_anchor.get(anchor)
-    if found is None:
-        by_anchor[anchor] = rp_id
-    elif type(found) is list:
-        found.append(rp_id)
-    else:
-        by_anchor[anchor] = [found, rp_id]
-
-
-class _Search:
-    """The candidate rows of one request, combined per anchor root."""
-
-    def __init__(self, groups, rows, served, names, roots=None,
-                 homeless=frozenset()):
-        self.groups = groups
-        self.served = served
-        self.names = names
-        self.roots = None if roots is None else set(roots)
-        self.root = {}
-        # The roots of the providers the returned requests use.
-        self.used_roots = set()
-        # {rp_id: {class name: (capacity, used)}}: the summaries take
-        # these dicts as they are, with no second read or copy.
-        self.known = {}
-        # {(rp_id, rc_id): max_unit}, kept only when several groups may
-        # put two amounts on one provider and class (see merge).
-        self.max_unit = {}
-        keep_max_unit = len(groups) > 1
-        # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
-        self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
-                        for group in groups]
-        self.amounts = [sorted(group['rc_amounts'].items())
-                        for group in groups]
-        # Per group: the options of each class, in the order of amounts.
-        self.option_lists = [[self.options[grp][rc_id] for rc_id, _a in a]
-                             for grp, a in enumerate(self.amounts)]
-        # Per group: (class ids, amounts), in the order of amounts.
-        self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
-        # Per (group, class index): its class id, name and options.
-        targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
-                    for rc_id, _amount in amounts]
-                   for grp, amounts in enumerate(self.amounts)]
-        # The slots end where a row's uuid and lone count start.
-        lone_at = 3 + 3 * max(map(len, self.amounts))
-        # Per group: (class index, target), the index giving the slot.
-        slots = [list(enumerate(group)) for group in targets]
-        root, known, max_units = self.root, self.known, self.max_unit
-        # {root id: (uuid, inventories, traits)} of the roots without
-        # children, when the rows say (SQLite's do, see
-        # candidate_sql.candidate_rows).
-        self.lone = lone = {}
-        # One group, no sharing provider, no trait to check on a
-        # combination: a childless root takes the group alone, with room
-        # for every class, or gives no request. Such a root is recorded
-        # here ({root id: itself}) and not among the per-class options.
-        self.alone = alone = {}
-        group = groups[0]
-        alone_ok = len(groups) == 1 and not served and (
-            group['use_same_provider'] or not group['required_traits'])
-        for row in rows:
-            rp_id, root_id = row[1], row[2]
-            root[rp_id] = root_id
-            classes = known.get(rp_id)
-            if classes is None:
-                classes = known[rp_id] = {}
-            if len(row) > lone_at and row[lone_at + 1] is not None:
-                lone[rp_id] = row[lone_at:]
-                if alone_ok:
-                    for cls, (rc_id, name, by_anchor) in slots[0]:
-                        capacity = row[3 + 3 * cls]
-                        if capacity is not None:
-                            classes[name] = (capacity, row[4 + 3 * cls])
-                    if len(classes) == len(slots[0]):
-                        alone[rp_id] = rp_id
-                    continue
-            # ``homeless``: sharing providers whose own root fails
-            # root_required; they still serve the trees of other roots.
-            home = rp_id not in homeless
-            anchors = served.get(rp_id, ()) if served else ()
-            for cls, (rc_id, name, by_anchor) in slots[row[0]]:
-                first = 3 + 3 * cls
-                capacity = row[first]
-                if capacity is None:
-                    continue
-                classes[name] = (capacity, row[first + 1])
-                if keep_max_unit:
-                    max_units[rp_id, rc_id] = row[first + 2]
-                if home:
-                    _add(by_anchor, root_id, rp_id)
-                for anchor in anchors:
-                    if anchor != root_id:
-                        _add(by_anchor, anchor, rp_id)
-        self.required = [()] * len(groups)
-        self.links = {}
-
-    def require_traits(self, trait_ids, links):
-        """Check spread groups' required traits with ``links``.
-
-        A single-provider group's providers were filtered by their
-        traits in SQL: nothing is left to check for it here.
-        """
-        self.required = [
-            [] if group['use_same_provider'] else
-            [frozenset(trait_ids[n] for n in any_of)
-             for any_of in group['required_traits']]
-            for group in self.groups]
-        self.links = links
-
-    def anchors(self):
-        """The roots every group can be satisfied from, in id order."""
-        found = self.roots
-        for index, amounts in enumerate(self.amounts):
-            for rc_id, _amount in amounts:
-                roots = self.options[index][rc_id].keys()
-                found = set(roots) if found is None else found & roots
-        # The roots that take the group alone are in no options.
-        return sorted(found.union(self.alone) if self.alone else found)
-
-    def parts(self, index, anchor):
-        """Every way group ``index`` can be served from ``anchor``."""
-        chosen = [by_anchor.get(anchor)
-                  for by_anchor in self.option_lists[index]]
-        if None in chosen:
-            return ()
-        same = self.groups[index]['use_same_provider']
-        if list not in map(type, chosen):
-            # One provider per class (every flat cloud): one way at most.
-            first = chosen[0]
-            providers = ((first,) if chosen.count(first) == len(chosen)
-                         else tuple(sorted(set(chosen))))
-            if (same and len(providers) > 1) or not self._has_required(
-                    index, providers):
-                return ()
-            return [_Part(self._items(index, chosen), providers)]
-        amounts = self.amounts[index]
-        choices = [sorted(rp) if type(rp) is list else (rp,)
-                   for rp in chosen]
-        if same:
-            common = set(choices[0]).intersection(*choices[1:])
-            return [_Part(self._items(index, (rp,) * len(amounts)), (rp,))
-                    for rp in sorted(common)]
-        parts = []
-        for chosen in itertools.product(*choices):
-            providers = tuple(sorted(set(chosen)))
-            if self._has_required(index, providers):
-                parts.append(_Part(self._items(index, chosen), providers))
-        return parts
-
-    def _items(self, index, chosen):
-        """((rp_id, rc_id, amount), ...) of group ``index`` on ``chosen``.
-
-        ``chosen``: one provider per class, in the order of amounts.
-        """
-        rc_ids, counts = self.columns[index]
-        return tuple(zip(chosen, rc_ids, counts))
-
-    def _has_required(self, index, providers):
-        """Whether ``providers`` together have group ``index``'s traits."""
-        required = self.required[index]
-        if not required:
-            return True
-        traits = set().union(*(self.links.get(rp, ()) for rp in providers))
-        return all(any_of & traits for any_of in required)
-
-    def merge(self, parts, isolate, allow_nested):
-        """One request from one part per group, or None if it is invalid.
-
-        Returns (((rp_id, rc_id, amount), ...), ((suffix, providers), ...)).
-        """
-        if len(parts) == 1:
-            items = parts[0].items
-        else:
-            if isolate:
-                single = [part.providers[0] for group, part in
-                          zip(self.groups, parts)
-                          if group['use_same_provider']]
-                if len(set(single)) != len(single):
-                    return None
-            totals = collections.Counter()
-            for part in parts:
-                for rp, rc_id, amount in part.items:
-                    totals[rp, rc_id] += amount
-            # Several groups on one (provider, class): each fitted alone,
-            # so check the sum.
-            for (rp, rc_id), amount in totals.items():
-                capacity, used = self.known[rp][self.names[rc_id]]
-                if used + amount > capacity or \
-                        amount > self.max_unit[rp, rc_id]:
-                    return None
-            items = tuple((rp, rc_id, amount)
-                          for (rp, rc_id), amount in totals.items())
-        if not allow_nested:
-            used = {rp for rp, _rc, _amount in items}
-            if len({self.root[rp] for rp in used}) != len(used):
-                return None
-        return items, tuple((group['suffix'], part.providers)
-                            for group, part in zip(self.groups, parts))
-
-    def request(self, items, mappings):
-        """Record the roots a request (a :meth:`merge` result) uses.
-
-        Returns it as it is: requests are written with uuids and class
-        names by :func:`_as_returned`, once the summaries have read the
-        uuids.
-        """
-        if self.served:
-            # A sharing provider may be in another tree than the anchor.
-            root = self.root
-            self.used_roots.update([root[rp] for _suffix, providers
-                                    in mappings for rp in providers])
-        return items, mappings
-
-    def requests(self, limit, isolate, allow_nested, seen):
-        """Up to ``limit`` requests not in ``seen``, anchor by anchor.
-
-        Each is a :meth:`merge` result, or (suffix, provider id) when one
-        provider takes the only group whole; see :func:`_as_returned`.
-        """
-        found = []
-        # The same request can come from two anchors only through a
-        # sharing provider, which is an option of every root it serves.
-        dedup = bool(self.served)
-        # One group, no sharing provider, no traits left to check: an
-        # anchor whose classes all come from one provider (a flat
-        # cloud's every anchor) gives exactly one request, built here.
-        whole = (len(self.groups) == 1 and not dedup and
-                 not self.required[0])
-        if whole:
-            options, suffix = self.option_lists[0], self.groups[0]['suffix']
-            alone = self.alone
-        for anchor in self.anchors():
-            if whole:
-                if anchor in alone:
-                    found.append((suffix, anchor))
-                    self.used_roots.add(anchor)
-                    if limit is not None and len(found) >= limit:
-                        break
-                    continue
-                chosen = [by_anchor[anchor] for by_anchor in options]
-                first = chosen[0]
-                if type(first) is int and \
-                        chosen.count(first) == len(chosen):
-                    # (suffix, provider): see _as_returned.
-                    found.append((suffix, first))
-                    self.used_roots.add(anchor)
-                    if limit is not None and len(found) >= limit:
-                        break
-                    continue
-            per_group = []
-            for index in range(len(self.groups)):
-                parts = self.parts(index, anchor)
-                if not parts:
-                    break
-                per_group.append(parts)
-            else:
-                before = len(found)
-                for parts in itertools.product(*per_group):
-                    merged = self.merge(parts, isolate, allow_nested)
-                    if merged is None:
-                        continue
-                    if dedup:
-                        if merged in seen:
-                            continue
-                        seen.add(merged)
-                    found.append(self.request(*merged))
-                    if limit is not None and len(found) >= limit:
-                        break
-                if len(found) > before and not dedup:
-                    # Without sharing providers, a request's providers
-                    # are all in its anchor's tree (else see request).
-                    self.used_roots.add(anchor)
-                if limit is not None and len(found) >= limit:
-                    break
-        return found
-
-
 def _summaries(context, root_ids, known, lone):
     """Summaries of every provider in the trees of ``root_ids``.
 
@@ -521,10 +233,10 @@ def _summaries(context, root_ids, known, lone):
 def _as_returned(found, uuid, names, whole):
     """The requests ``found`` with uuids and class names.
 
-    ``found``: :meth:`_Search.requests` results; ``uuid``: {rp_id:
-    uuid}; ``whole``: {class name: amount} of the only group, in name
-    order. Returns [({rp_uuid: {class: amount}}, {suffix: [rp_uuid]})],
-    providers in uuid order, each one's classes by name.
+    ``found``: :meth:`candidate_search.Search.requests` results;
+    ``uuid``: {rp_id: uuid}; ``whole``: {class name: amount} of the only
+    group, in name order. Returns [({rp_uuid: {class: amount}}, {suffix:
+    [rp_uuid]})], providers in uuid order, each one's classes by name.
 
     The candidate rows carry provider ids only (a uuid per row and class
     was a third of the values SQLite converted); the summaries read
@@ -600,10 +312,11 @@ def _served_passing(context, request, roots):
 
 
 def _search(context, request, roots=None):
-    """A _Search over the candidate rows (of the trees ``roots``)."""
+    """A Search over the candidate rows (of the trees ``roots``)."""
     served, homeless = _served_passing(context, request, roots)
-    search = _Search(request.groups, _candidate_rows(context, request, roots),
-                     served, request.names, roots, homeless)
+    search = candidate_search.Search(
+        request.groups, _candidate_rows(context, request, roots), served,
+        request.names, roots, homeless)
     spread_traits = {request.trait_ids[name] for g in request.groups
                      if not g['use_same_provider']
                      for any_of in g['required_traits'] for name in any_of}
