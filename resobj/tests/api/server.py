@@ -58,9 +58,12 @@ class ServerFixture(fixtures.Fixture):
                 raise RuntimeError('resobj-api exited with %s:\n%s' % (
                     self.process.returncode, self.log()))
             try:
-                requests.get(self.url + '/', timeout=1)
+                requests.get(self.url + '/', timeout=5)
                 return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
+                # Not listening yet, or listening (the master binds the
+                # socket first) while the workers still load: on a
+                # loaded machine the first answer took over a second.
                 time.sleep(0.1)
         raise RuntimeError('resobj-api did not answer within %ds:\n%s'
                            % (timeout, self.log()))
