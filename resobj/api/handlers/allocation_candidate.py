@@ -81,40 +81,51 @@ def _groups(req, version):
 def _format(version, candidates, requested):
     """The response body: a thousand requests and summaries are usual.
 
-    The version tests are made once, not per request and class.
+    The version tests are made once, not per request and class; plain
+    loops, because a comprehension per request or summary is a function
+    call each (a fifth of this function's time for a thousand).
     """
     by_provider = version >= (1, 12)
     with_mappings = version >= (1, 34)
     requests = []
+    append = requests.append
     for request in candidates.allocation_requests:
-        if by_provider:
-            allocations = {rp: {'resources': resources}
-                           for rp, resources in request.allocations.items()}
-        else:
+        allocations = request.allocations
+        if not by_provider:
             allocations = [
                 {'resource_provider': {'uuid': rp}, 'resources': resources}
-                for rp, resources in request.allocations.items()]
-        if with_mappings:
-            requests.append({'allocations': allocations,
-                             'mappings': request.mappings})
+                for rp, resources in allocations.items()]
+        elif len(allocations) == 1:
+            # One provider takes the request, the usual case.
+            (rp, resources), = allocations.items()
+            allocations = {rp: {'resources': resources}}
         else:
-            requests.append({'allocations': allocations})
+            allocations = {rp: {'resources': resources}
+                           for rp, resources in allocations.items()}
+        if with_mappings:
+            append({'allocations': allocations, 'mappings': request.mappings})
+        else:
+            append({'allocations': allocations})
     # Before 1.27 a summary shows the requested classes only.
     every_class = version >= (1, 27)
     with_traits = version >= (1, 17)
     with_tree = version >= (1, 29)
     summaries = {}
     for uuid, summary in candidates.provider_summaries.items():
-        data = {'resources': {
-            rc: {'capacity': capacity, 'used': used}
-            for rc, (capacity, used) in summary.resources.items()
-            if every_class or rc in requested}}
-        if with_traits:
-            data['traits'] = summary.traits
+        resources = {}
+        for rc, (capacity, used) in summary.resources.items():
+            if every_class or rc in requested:
+                resources[rc] = {'capacity': capacity, 'used': used}
         if with_tree:
-            data['parent_provider_uuid'] = summary.parent_provider_uuid
-            data['root_provider_uuid'] = summary.root_provider_uuid
-        summaries[uuid] = data
+            summaries[uuid] = {
+                'resources': resources, 'traits': summary.traits,
+                'parent_provider_uuid': summary.parent_provider_uuid,
+                'root_provider_uuid': summary.root_provider_uuid}
+        elif with_traits:
+            summaries[uuid] = {'resources': resources,
+                               'traits': summary.traits}
+        else:
+            summaries[uuid] = {'resources': resources}
     return {'allocation_requests': requests, 'provider_summaries': summaries}
 
 
