@@ -89,16 +89,10 @@ class Search:
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
+            by_itself = False
             if len(row) > lone_at and row[lone_at + 1] is not None:
                 lone[rp_id] = row[lone_at:]
-                if alone_ok:
-                    for cls, (rc_id, name, by_anchor) in slots[0]:
-                        capacity = row[3 + 3 * cls]
-                        if capacity is not None:
-                            classes[name] = (capacity, row[4 + 3 * cls])
-                    if len(classes) == len(slots[0]):
-                        alone[rp_id] = rp_id
-                    continue
+                by_itself = alone_ok
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
@@ -109,6 +103,8 @@ class Search:
                 if capacity is None:
                     continue
                 classes[name] = (capacity, row[first + 1])
+                if by_itself:
+                    continue
                 if keep_max_unit:
                     max_units[rp_id, rc_id] = row[first + 2]
                 if home:
@@ -116,6 +112,8 @@ class Search:
                 for anchor in anchors:
                     if anchor != root_id:
                         _add(by_anchor, anchor, rp_id)
+            if by_itself and len(classes) == len(slots[0]):
+                alone[rp_id] = rp_id
         self.required = [()] * len(groups)
         self.links = {}
 

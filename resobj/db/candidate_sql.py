@@ -288,8 +288,7 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             inv.c.min_unit.label('min_unit_%d' % n),
             inv.c.max_unit.label('max_unit_%d' % n),
             inv.c.step_size.label('step_size_%d' % n),
-            ((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
-             ).label('room_%d' % n),
+            sql.usable(inv).label('usable_%d' % n),
             sql.used_of(rc_id, rp.c.id).label('used_%d' % n)]
     # Providers without an inventory of any of the classes (a tree's
     # other providers) stop at the joins, before the usage lookups.
@@ -301,26 +300,24 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     rooms = []
     for n in range(width):
         if n >= classes:
-            columns += [sa.null().label('%s_%d' % (name, n))
-                        for name in ('capacity', 'used', 'max_unit')]
+            columns += _empty_slot(n)
             continue
         amount = _int('amount_%d_%d' % (i, n))
         used = row['used_%d' % n]
         # Without an inventory of the class every test is NULL: no room.
-        room = sa.and_(row['min_unit_%d' % n] <= amount,
-                       row['max_unit_%d' % n] >= amount,
-                       amount % row['step_size_%d' % n] == 0,
-                       used + amount <= row['room_%d' % n])
+        room = sql.fits(amount, used, row['min_unit_%d' % n],
+                        row['max_unit_%d' % n], row['step_size_%d' % n],
+                        row['usable_%d' % n])
         rooms.append(room)
         # SQLite's CAST truncates, which is floor (provider_sql.capacity)
         # for the positive capacity of a provider with room; a sum of
         # integers is an integer there. No function call per value.
         columns += [
-            sa.case((room, sa.cast(row['room_%d' % n], sa.BigInteger))
+            sa.case((room, sa.cast(row['usable_%d' % n], sa.BigInteger))
                     ).label('capacity_%d' % n),
             used,
             row['max_unit_%d' % n] if keep_max_unit
-            else sa.null().label('max_unit_%d' % n)]
+            else _none('max_unit_%d' % n, sa.Integer)]
     # A root without children is a whole tree: with its uuid, number of
     # inventories and traits the summaries need not read it again (see
     # allocation_candidate._summaries). Computed for the rows returned

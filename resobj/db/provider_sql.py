@@ -39,6 +39,14 @@ def ids_of(kind, column, param, *extra):
     ).where(column.in_(sa.bindparam(param, expanding=True)))
 
 
+def usable(inv=INV):
+    """(total - reserved) * allocation_ratio: what may be allocated.
+
+    Not rounded: the capacity test compares usage with it as it is.
+    """
+    return (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+
+
 def capacity(inv=INV):
     """int((total - reserved) * allocation_ratio), alike on every backend.
 
@@ -46,9 +54,7 @@ def capacity(inv=INV):
     SQLite; FLOOR truncates everywhere for the non-negative values the
     inventory checks allow.
     """
-    return sa.cast(sa.func.floor(
-        (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio),
-        sa.BigInteger)
+    return sa.cast(sa.func.floor(usable(inv)), sa.BigInteger)
 
 
 def class_usage(rc_id):
@@ -87,32 +93,26 @@ def room_for(rc_id, amount, used, few=False):
     roots); the class test is then written so that no index can serve
     it, or planners without statistics (SQLite, PostgreSQL before its
     first ANALYZE) walk every inventory of the class instead of the few
-    providers' own.
-    The capacity rule of placement: used + amount within
-    (total - reserved) * allocation_ratio, and amount within min_unit,
-    max_unit and a multiple of step_size. ``rc_id`` and ``amount`` may
-    be values or bound parameters.
+    providers' own. ``rc_id`` and ``amount`` may be values or bound
+    parameters. The rule itself is :func:`fits`.
     """
     if not isinstance(amount, sa.ClauseElement):
         amount = sa.literal(amount, sa.Integer)
-    return sa.and_(units_for(rc_id, amount, few),
-                   within_capacity(amount, used))
-
-
-def units_for(rc_id, amount, few=False):
-    """:func:`room_for` but the capacity test: class and unit rules."""
     rc = INV.c.resource_class_id + 0 if few else INV.c.resource_class_id
-    return sa.and_(
-        rc == rc_id,
-        INV.c.min_unit <= amount,
-        INV.c.max_unit >= amount,
-        amount % INV.c.step_size == 0)
+    return sa.and_(rc == rc_id, fits(
+        amount, used, INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
+        usable()))
 
 
-def within_capacity(amount, used):
-    """:func:`room_for`'s capacity test alone."""
-    return (used + amount
-            <= (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio)
+def fits(amount, used, min_unit, max_unit, step_size, usable):
+    """The capacity rule of placement, on the given columns.
+
+    ``amount`` within min_unit and max_unit and a multiple of
+    step_size, and used + amount within ``usable`` (see :func:`usable`).
+    The columns may come from INV or from a subquery that read them.
+    """
+    return sa.and_(min_unit <= amount, max_unit >= amount,
+                   amount % step_size == 0, used + amount <= usable)
 
 
 def inventory_with_usage(usage):
