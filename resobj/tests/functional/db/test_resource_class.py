@@ -68,3 +68,28 @@ class TestHelpersOnHardDeletedTables(db_base.DBTestCase):
 
         self.assertEqual(('CUSTOM_X', 1, ['CUSTOM_Y']),
                          exercise(self.context))
+
+    def test_insert_refuses_a_value_for_no_column(self):
+        from resobj.db.api import utils
+        from resobj.db import facade
+        from resobj.db.models import trait as trait_models
+        import sqlalchemy as sa
+        table = trait_models.Trait.__table__
+
+        @facade.writer
+        def insert(context, values):
+            return utils.insert(context, table, values)
+
+        exc = self.assertRaises(sa.exc.CompileError, insert, self.context,
+                                {'name': 'CUSTOM_X', 'colour': 'red'})
+        self.assertIn('colour', str(exc))
+
+        @facade.reader
+        def names(context):
+            return [r['name'] for r in utils.fetch_all(
+                context, utils.select(context, table))]
+
+        # Nothing half-written; a valid insert still goes through.
+        self.assertNotIn('CUSTOM_X', names(self.context))
+        insert(self.context, {'name': 'CUSTOM_X'})
+        self.assertIn('CUSTOM_X', names(self.context))
