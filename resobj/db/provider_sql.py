@@ -26,17 +26,55 @@ INV = inv_models.Inventory.__table__
 ALLOC = alloc_models.Allocation.__table__
 
 
-def ids_of(kind, column, param, *extra):
+# Lists up to this long get statements built for their length (see
+# in_list); a longer one is one expanding parameter.
+MAX_SLOTS = 32
+
+
+def in_list(column, param, count=None):
+    """``column`` IN the list bound as ``param``.
+
+    ``count`` None: one expanding parameter, which SQLAlchemy renders
+    into the SQL on every execution (its post-compile step: 0.06 to
+    0.1 ms of CPU a statement, three times in each claim). ``count`` N:
+    the statement is built for a list of N and binds ``param_0`` ...
+    ``param_{N-1}`` (:func:`list_params`), so it compiles once.
+    PostgreSQL sees the same SQL either way: a ``= ANY(array)`` would
+    spare the rendering too, but PostgreSQL then plans every execution
+    of it anew (0.2 ms), where the expanded form keeps a cached plan.
+    """
+    if count is None:
+        return column.in_(sa.bindparam(param, expanding=True))
+    return column.in_([sa.bindparam('%s_%d' % (param, i))
+                       for i in range(count)])
+
+
+def list_params(lists):
+    """(counts, values) to bind ``lists``, {param: list}, with in_list.
+
+    ``counts``: the lists' lengths in the order of ``lists`` (the key of
+    the statement built for them), or None if one is longer than
+    MAX_SLOTS: then every list is one expanding parameter.
+    """
+    counts = tuple(len(values) for values in lists.values())
+    if max(counts, default=0) > MAX_SLOTS:
+        return None, dict(lists)
+    return counts, {'%s_%d' % (param, i): value
+                    for param, values in lists.items()
+                    for i, value in enumerate(values)}
+
+
+def ids_of(kind, column, param, *extra, count=None):
     """One branch of a UNION ALL that turns keys of several kinds to ids.
 
     Rows ``('kind', key, id, *extra)`` for the rows of ``column``'s table
-    whose ``column`` is in the expanding parameter ``param``: a write or
-    a search resolves all its names and uuids in one statement.
+    whose ``column`` is in the list ``param`` (see :func:`in_list`): a
+    write or a search resolves all its names and uuids in one statement.
     """
     return sa.select(
         sa.literal_column("'%s'" % kind).label('kind'),
         column.label('key'), column.table.c.id.label('id'), *extra,
-    ).where(column.in_(sa.bindparam(param, expanding=True)))
+    ).where(in_list(column, param, count))
 
 
 def usable(inv=INV):

@@ -28,14 +28,17 @@ second one's compare-and-swap finds the generation moved and raises
 ResourceProviderConcurrentUpdateDetected, rolling its transaction back;
 callers retry that (and deadlocks) with a fresh transaction.
 
-The statements are built once, at import, with expanding bind
-parameters: a claim is a few hundred microseconds of database time, and
-building and cache-keying SQLAlchemy constructs per call cost as much.
-They run on the transaction's Core connection, not through an ORM
-session.
+The statements are built once for each length of the lists they bind
+(provider_sql.in_list; a claim's lists are short, and a list longer than
+MAX_SLOTS is an expanding parameter instead): a claim is a few hundred
+microseconds of database time, and building and cache-keying SQLAlchemy
+constructs per call, or rendering expanding parameters into the SQL on
+every execution, cost as much. They run on the transaction's Core
+connection, not through an ORM session.
 """
 
 import collections
+import functools
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -65,14 +68,23 @@ Row = collections.namedtuple(
     'Row', 'resource_provider_id consumer_id resource_class_id used')
 
 
-def _snapshot_query(fresh=False):
+@functools.lru_cache(maxsize=128)
+def _snapshot_query(fresh, counts):
     """Step 1's query; binds consumer_ids, rp_ids (new) and rc_ids.
 
     ``fresh``: the consumers were created in this transaction and hold
     nothing, so their rows need not be looked for: a simpler statement,
-    which PostgreSQL plans in a fraction of the time.
+    which PostgreSQL plans in a fraction of the time. ``counts``: the
+    lengths of the three lists, in that order, or None (see
+    provider_sql.in_list).
     """
-    rp_ids = sa.bindparam('rp_ids', expanding=True)
+    n_consumers, n_rps, n_rcs = counts or (None, None, None)
+
+    def in_rp_ids(column):
+        return sql.in_list(column, 'rp_ids', n_rps)
+
+    def in_consumer_ids(column):
+        return sql.in_list(column, 'consumer_ids', n_consumers)
 
     def sums(condition):
         """Allocations per (provider, class) where ``condition`` holds."""
@@ -90,11 +102,10 @@ def _snapshot_query(fresh=False):
                        sub.c.resource_class_id == _INV.c.resource_class_id)
 
     # Usage from the (provider, class, used) index alone.
-    usage = sums(_ALLOC.c.resource_provider_id.in_(rp_ids))
+    usage = sums(in_rp_ids(_ALLOC.c.resource_provider_id))
     inventory = sa.and_(
         _INV.c.resource_provider_id == _RP.c.id,
-        _INV.c.resource_class_id.in_(
-            sa.bindparam('rc_ids', expanding=True)))
+        sql.in_list(_INV.c.resource_class_id, 'rc_ids', n_rcs))
     columns = (_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
                _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
                _INV.c.allocation_ratio, sa.func.coalesce(usage.c.used, 0))
@@ -106,16 +117,15 @@ def _snapshot_query(fresh=False):
             .select_from(
                 _RP.outerjoin(_INV, inventory)
                 .outerjoin(usage, of_this_inventory(usage)))
-            .where(_RP.c.id.in_(rp_ids)))
-    consumer_ids = sa.bindparam('consumer_ids', expanding=True)
+            .where(in_rp_ids(_RP.c.id)))
     held = (sa.select(_ALLOC.c.resource_provider_id)
-            .where(_ALLOC.c.consumer_id.in_(consumer_ids)))
+            .where(in_consumer_ids(_ALLOC.c.consumer_id)))
     # Two ways in, each on an index: a UNION rather than an OR, which
     # PostgreSQL could only answer by scanning every provider.
     involved = sa.union(
-        held, sa.select(_RP.c.id).where(_RP.c.id.in_(rp_ids))).subquery()
+        held, sa.select(_RP.c.id).where(in_rp_ids(_RP.c.id))).subquery()
     # The consumers' share from the consumer index.
-    own = sums(_ALLOC.c.consumer_id.in_(consumer_ids))
+    own = sums(in_consumer_ids(_ALLOC.c.consumer_id))
     return (
         sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
                   _RP.c.id.in_(held).label('held'), *columns,
@@ -127,26 +137,56 @@ def _snapshot_query(fresh=False):
             .outerjoin(own, of_this_inventory(own))))
 
 
-_SNAPSHOT = _snapshot_query()
-_SNAPSHOT_FRESH = _snapshot_query(fresh=True)
-_DELETE = sa.delete(_ALLOC).where(_ALLOC.c.consumer_id.in_(
-    sa.bindparam('consumer_ids', expanding=True)))
+@functools.lru_cache(maxsize=32)
+def _delete_query(counts):
+    """Delete the rows of ``consumer_ids`` (``counts``: see in_list)."""
+    return sa.delete(_ALLOC).where(sql.in_list(
+        _ALLOC.c.consumer_id, 'consumer_ids', counts and counts[0]))
+
+
 _INSERT = sa.insert(_ALLOC)
-# ``updated_at`` kept: a usage change is not an update of the provider.
-_BUMP = (
-    sa.update(_RP)
-    .where(sa.tuple_(_RP.c.id, _RP.c.generation).in_(
-        sa.bindparam('seen', expanding=True)))
-    .values(generation=_RP.c.generation + 1, updated_at=_RP.c.updated_at))
-_BUMP_RETURNING = _BUMP.returning(_RP.c.id)
 
 
-def _insert_with_bump_query():
+def _seen_params(seen):
+    """(count, values) binding the (id, generation) pairs of _bump_query."""
+    if len(seen) > sql.MAX_SLOTS:
+        return None, {'seen': seen}
+    values = {}
+    for i, (rp_id, generation) in enumerate(seen):
+        values['seen_id_%d' % i] = rp_id
+        values['seen_gen_%d' % i] = generation
+    return len(seen), values
+
+
+@functools.lru_cache(maxsize=64)
+def _bump_query(count, returning=False):
+    """Compare-and-swap the generations of ``count`` providers.
+
+    ``count`` None: the (id, generation) pairs are one expanding
+    parameter ``seen``; see :func:`_seen_params` and
+    provider_sql.in_list.
+    """
+    pair = sa.tuple_(_RP.c.id, _RP.c.generation)
+    if count is None:
+        seen = pair.in_(sa.bindparam('seen', expanding=True))
+    else:
+        seen = pair.in_([
+            sa.tuple_(sa.bindparam('seen_id_%d' % i),
+                      sa.bindparam('seen_gen_%d' % i))
+            for i in range(count)])
+    # ``updated_at`` kept: a usage change is not an update of the provider.
+    bump = sa.update(_RP).where(seen).values(
+        generation=_RP.c.generation + 1, updated_at=_RP.c.updated_at)
+    return bump.returning(_RP.c.id) if returning else bump
+
+
+@functools.lru_cache(maxsize=32)
+def _insert_with_bump_query(count):
     """WITH inserted AS (INSERT the rows) UPDATE ... RETURNING id.
 
     PostgreSQL only. The rows come as four parallel integer arrays
     (``:rps``, ``:consumers``, ``:rcs``, ``:useds``), so the statement
-    is the same for any number of rows.
+    is the same for any number of rows; ``count``: see _bump_query.
     """
     def array(name):
         return sa.bindparam(name, type_=postgresql.ARRAY(sa.Integer))
@@ -159,10 +199,9 @@ def _insert_with_bump_query():
         sa.select(rows.c.rp, rows.c.consumer, rows.c.rc, rows.c.used,
                   sa.bindparam('now', type_=sa.DateTime)),
     ).cte('inserted')
-    return _BUMP_RETURNING.add_cte(inserted)
+    return _bump_query(count, returning=True).add_cte(inserted)
 
 
-_INSERT_WITH_BUMP = _insert_with_bump_query()
 _CLASS_NAME = sa.select(_RC.c.name).where(_RC.c.id == sa.bindparam('id'))
 
 
@@ -184,11 +223,12 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
     rp_ids = sorted({rp for rp, _ in needed})
     providers, inventories = {}, {}
     held_any = False
+    counts, values = sql.list_params({
+        'consumer_ids': consumer_ids, 'rp_ids': rp_ids,
+        'rc_ids': sorted({rc for _, rc in needed})})
     for (rp_id, uuid, generation, held, rc_id, total, reserved, min_unit,
          max_unit, step_size, ratio, used, own) in conn.execute(
-            _SNAPSHOT_FRESH if fresh else _SNAPSHOT,
-            {'consumer_ids': consumer_ids, 'rp_ids': rp_ids,
-             'rc_ids': sorted({rc for _, rc in needed})}):
+            _snapshot_query(fresh, counts), values):
         providers[rp_id] = (uuid, generation)
         held_any = held_any or bool(held)
         if rc_id is not None:
@@ -244,19 +284,23 @@ def _insert_with_bump(conn, rows, seen):
     """
     columns = list(zip(*((row.resource_provider_id, row.consumer_id,
                           row.resource_class_id, row.used) for row in rows)))
-    return set(conn.execute(_INSERT_WITH_BUMP, {
-        'rps': list(columns[0]), 'consumers': list(columns[1]),
-        'rcs': list(columns[2]), 'useds': list(columns[3]),
-        'now': base.utcnow(), 'seen': seen}).scalars())
+    count, values = _seen_params(seen)
+    return set(conn.execute(_insert_with_bump_query(count), dict(
+        values, rps=list(columns[0]), consumers=list(columns[1]),
+        rcs=list(columns[2]), useds=list(columns[3]),
+        now=base.utcnow())).scalars())
 
 
 def _bump(conn, seen):
     """Compare-and-swap the (id, generation) pairs ``seen``; ids bumped."""
     if conn.dialect.update_returning:
-        return set(conn.execute(_BUMP_RETURNING, {'seen': seen}).scalars())
+        count, values = _seen_params(seen)
+        return set(conn.execute(_bump_query(count, returning=True),
+                                values).scalars())
     bumped = set()
     for rp_id, gen in seen:
-        if not conn.execute(_BUMP, {'seen': [(rp_id, gen)]}).rowcount:
+        if not conn.execute(_bump_query(1),
+                            _seen_params([(rp_id, gen)])[1]).rowcount:
             break
         bumped.add(rp_id)
     return bumped
@@ -324,7 +368,8 @@ def _replace(conn, consumer_ids, rows, fresh=False):
         return {}
     providers, held = _snapshot(conn, consumer_ids, new, fresh)
     if held:
-        conn.execute(_DELETE, {'consumer_ids': consumer_ids})
+        counts, values = sql.list_params({'consumer_ids': consumer_ids})
+        conn.execute(_delete_query(counts), values)
     return _insert_and_bump(conn, providers, new)
 
 
@@ -333,21 +378,24 @@ def _replace(conn, consumer_ids, rows, fresh=False):
 ANY_GENERATION = '<any>'
 
 
-def _ids_query():
+@functools.lru_cache(maxsize=128)
+def _ids_query(counts):
+    """``counts``: the lengths of the lists of :func:`_ids`, or None."""
+    n = dict(zip(('uuids', 'names', 'projects', 'users', 'types',
+                  'consumers'), counts or (None,) * 6))
     return sa.union_all(
-        sql.ids_of('rp', _RP.c.uuid, 'uuids'),
-        sql.ids_of('rc', _RC.c.name, 'names'),
+        sql.ids_of('rp', _RP.c.uuid, 'uuids', count=n['uuids']),
+        sql.ids_of('rc', _RC.c.name, 'names', count=n['names']),
         # The owners of a new consumer: known for all but the first
         # consumer of a project, user or type, and then read here for
         # free rather than by a statement of their own.
-        sql.ids_of('project', _PROJECT.c.external_id, 'projects'),
-        sql.ids_of('user', _USER.c.external_id, 'users'),
-        sql.ids_of('type', _TYPE.c.name, 'types'),
+        sql.ids_of('project', _PROJECT.c.external_id, 'projects',
+                   count=n['projects']),
+        sql.ids_of('user', _USER.c.external_id, 'users', count=n['users']),
+        sql.ids_of('type', _TYPE.c.name, 'types', count=n['types']),
         # Which consumers exist: a new one needs no lookup.
-        sql.ids_of('consumer', _CONSUMER.c.uuid, 'consumers'))
-
-
-_IDS = _ids_query()
+        sql.ids_of('consumer', _CONSUMER.c.uuid, 'consumers',
+                   count=n['consumers']))
 
 
 def _ids(context, requests):
@@ -365,13 +413,15 @@ def _ids(context, requests):
     names = {a['resource_class'] for a in allocations}
     found = {'rp': {}, 'rc': {}, 'project': {}, 'user': {}, 'type': {},
              'consumer': {}}
-    for kind, key, row_id in utils.execute(context, _IDS, {
-            'uuids': sorted(uuids), 'names': sorted(names),
-            'projects': sorted({r['project_id'] for r in requests}),
-            'users': sorted({r['user_id'] for r in requests}),
-            'types': sorted({r['consumer_type'] for r in requests
-                             if r.get('consumer_type') is not None}),
-            'consumers': sorted({r['consumer_uuid'] for r in requests})}):
+    counts, values = sql.list_params({
+        'uuids': sorted(uuids), 'names': sorted(names),
+        'projects': sorted({r['project_id'] for r in requests}),
+        'users': sorted({r['user_id'] for r in requests}),
+        'types': sorted({r['consumer_type'] for r in requests
+                         if r.get('consumer_type') is not None}),
+        'consumers': sorted({r['consumer_uuid'] for r in requests})})
+    for kind, key, row_id in utils.execute(context, _ids_query(counts),
+                                           values):
         found[kind][key] = row_id
     for uuid in sorted(uuids - set(found['rp'])):
         raise exception.ResourceProviderNotFound(key=uuid)

@@ -4,6 +4,7 @@ import fixtures
 
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import resource_class as rc_db
+from resobj.db import provider_sql
 from resobj import exception
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import rp_fixtures as fx
@@ -196,6 +197,78 @@ class TestReplaceAllocations(db_base.DBTestCase):
         self.assertEqual(len(moved), len(self._statements(
             self.c1, (self.rp, self.c1, VCPU, 1),
             (other, self.c1, VCPU, 1))))
+
+
+class TestLongLists(db_base.DBTestCase):
+    """Writes naming more providers and consumers than MAX_SLOTS.
+
+    Short lists are bound one parameter per item in statements built for
+    their length, longer ones as expanding parameters
+    (provider_sql.in_list): both must write the same thing.
+    """
+
+    def setUp(self):
+        super().setUp()
+        rc_db.ensure_sync(self.context)
+        self.rps = [fx.provider(self.context) for _ in range(35)]
+        for rp in self.rps:
+            fx.inventory(self.context, rp, VCPU, total=4)
+        self.consumers = [fx.consumer(self.context) for _ in self.rps]
+
+    def _claim_and_move(self):
+        n = len(self.rps)
+        first = alloc_db.replace_for_consumers(
+            self.context, self.consumers,
+            [(rp, c, VCPU, 1) for rp, c in zip(self.rps, self.consumers)])
+        # Every consumer moves to the next provider and grows: the
+        # consumers' old rows are found and deleted, every provider
+        # bumped again.
+        moved = alloc_db.replace_for_consumers(
+            self.context, self.consumers,
+            [(self.rps[(i + 1) % n], c, VCPU, 2)
+             for i, c in enumerate(self.consumers)])
+        return first, moved
+
+    def _check(self, first, moved):
+        self.assertEqual({rp: 1 for rp in self.rps}, first)
+        self.assertEqual({rp: 2 for rp in self.rps}, moved)
+        for rp in self.rps:
+            self.assertEqual({'VCPU': 2}, fx.usage(self.context, rp))
+        self.assertEqual(len(self.rps), fx.count_rows(
+            self.context, alloc_db._ALLOC))
+
+    def test_expanding_parameters(self):
+        self.assertGreater(len(self.rps), provider_sql.MAX_SLOTS)
+        self._check(*self._claim_and_move())
+
+    def test_one_parameter_per_item(self):
+        self.useFixture(fixtures.MockPatchObject(
+            provider_sql, 'MAX_SLOTS', len(self.rps)))
+        self._check(*self._claim_and_move())
+
+    def test_moved_provider_among_many_is_a_conflict(self):
+        alloc_db.replace_for_consumers(
+            self.context, self.consumers[:1],
+            [(self.rps[-1], self.consumers[0], VCPU, 1)])
+        real = alloc_db._snapshot
+
+        def stale(conn, consumer_ids, rows, fresh=False):
+            providers, held = real(conn, consumer_ids, rows, fresh)
+            uuid, generation = providers[self.rps[-1]]
+            providers[self.rps[-1]] = (uuid, generation - 1)
+            return providers, held
+        self.useFixture(fixtures.MockPatchObject(
+            alloc_db, '_snapshot', stale))
+        exc = self.assertRaises(
+            exception.ResourceProviderConcurrentUpdateDetected,
+            alloc_db.replace_for_consumers, self.context,
+            self.consumers[1:],
+            [(rp, c, VCPU, 1) for rp, c in zip(self.rps, self.consumers[1:])]
+            + [(self.rps[-1], self.consumers[-1], VCPU, 1)],
+            max_retries=0)
+        self.assertEqual(fx.uuid(self.context, self.rps[-1]),
+                         exc.kwargs['provider'])
+        self.assertEqual(1, fx.count_rows(self.context, alloc_db._ALLOC))
 
 
 class TestReplaceAllStatements(db_base.DBTestCase):
