@@ -130,6 +130,16 @@ def run(args, names, workdir):
                 'server_log_errors': len(tracebacks),
                 'operations': [op.as_dict() for op in loads[name].ops]}
         return out
+    except BaseException:
+        # The work directory (and with it the server logs) is removed
+        # after a failed run unless --keep: say here what each server
+        # said last, and whether it is still running.
+        for name, service in services.items():
+            log('%s: server %s; last lines of its log:\n%s' % (
+                name, 'running' if service.proc.poll() is None else
+                'exited with %s' % service.proc.returncode,
+                service.log_tail()))
+        raise
     finally:
         for service in services.values():
             service.stop()
