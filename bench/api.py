@@ -22,6 +22,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import urllib.parse
 
 import apiload
 import apiserve
@@ -98,6 +99,32 @@ def start_service(args, name, workdir):
     return service
 
 
+def warm_up(args, service, load, attempts=3):
+    """Warm ``service`` up; restart it if it died booting. Restarts made.
+
+    The reference's workers each fill the traits table when they load
+    the application; on SQLite two of them at once can fail with
+    "database is locked", and gunicorn then stops the whole server, after
+    one worker already answered the start-up probe. The server is started
+    again on the same database and port, up to ``attempts`` times, and
+    the restarts are reported with the figures.
+    """
+    for restart in range(attempts):
+        try:
+            load.warm_up()
+            return restart
+        except OSError:
+            if service.proc.poll() is None or restart == attempts - 1:
+                raise
+            log('%s: server exited with %s during the warm-up; its log '
+                'ends:\n%s\nstarting it again'
+                % (service.name, service.proc.returncode,
+                   service.log_tail(8)))
+            service.stop()
+            service.start(urllib.parse.urlsplit(service.url).port,
+                          args.workers, args.worker_class, args.threads)
+
+
 def run(args, names, workdir):
     """Every phase against each service in turn, back to back.
 
@@ -112,8 +139,8 @@ def run(args, names, workdir):
             s.url, args.providers, args.claims, args.clients,
             args.candidates_repeat, args.usages_repeat, s)
             for name, s in services.items()}
-        for load in loads.values():
-            load.warm_up()
+        restarts = {name: warm_up(args, services[name], load)
+                    for name, load in loads.items()}
         steps = zip(*[load.phases() for load in loads.values()])
         for step in steps:
             for name, (phase, body) in zip(loads, step):
@@ -128,6 +155,7 @@ def run(args, names, workdir):
                 'command': service.command,
                 'database': service.db_url,
                 'server_log_errors': len(tracebacks),
+                'restarts': restarts[name],
                 'operations': [op.as_dict() for op in loads[name].ops]}
         return out
     except BaseException:
@@ -219,6 +247,9 @@ def wrong_answers(result):
         if service['server_log_errors']:
             lines.append('%s: %d tracebacks in the server log'
                          % (name, service['server_log_errors']))
+        if service.get('restarts'):
+            lines.append('%s: started again %d time(s) after its workers '
+                         'failed to boot' % (name, service['restarts']))
     return '\n'.join(lines)
 
 

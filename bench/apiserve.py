@@ -121,7 +121,8 @@ class Service(object):
                '--no-control-socket',
                self.app]
         env = dict(os.environ, **self.env)
-        self.log = open(self.log_path, 'w')
+        # Appended to: a restarted server keeps its earlier log.
+        self.log = open(self.log_path, 'a')
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT,
                                      cwd=self.workdir)
