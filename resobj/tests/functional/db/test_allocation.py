@@ -3,6 +3,7 @@
 import fixtures
 
 from resobj.db.api import allocation as alloc_db
+from resobj.db.api import consumer as consumer_db
 from resobj.db.api import resource_class as rc_db
 from resobj.db import provider_sql
 from resobj import exception
@@ -282,10 +283,12 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         fx.inventory(self.context, self.rp, MEMORY_MB, total=4096)
         self.rp_uuid = fx.uuid(self.context, self.rp)
 
-    def _claim(self, consumer, generation, vcpus=1):
+    def _claim(self, consumer, generation, vcpus=1, project='p', user='u',
+               consumer_type='INSTANCE'):
         request = {
-            'consumer_uuid': consumer, 'project_id': 'p', 'user_id': 'u',
-            'consumer_type': 'INSTANCE', 'generation': generation,
+            'consumer_uuid': consumer, 'project_id': project,
+            'user_id': user, 'consumer_type': consumer_type,
+            'generation': generation,
             'allocations': [
                 {'resource_provider_uuid': self.rp_uuid,
                  'resource_class': name, 'used': used}
@@ -302,13 +305,14 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self._claim('00000000-0000-0000-0000-00000000000a', None)
         # A new consumer: the provider, class and owner ids with whether
         # the consumer exists, the consumer insert (at generation 1), the
-        # read-and-check, the allocation insert, the provider bump (the
-        # last two one statement on PostgreSQL).
+        # read-and-check, the allocation insert, the provider bump. On
+        # PostgreSQL the consumer insert is a WITH of the first
+        # statement, and the allocation insert one of the last.
         merged = int(self.engine.dialect.name == 'postgresql')
         generation, new = self._claim(
             '00000000-0000-0000-0000-00000000000b', None)
         self.assertEqual(1, generation)
-        self.assertEqual(5 - merged, len(new), new)
+        self.assertEqual(5 - 2 * merged, len(new), new)
         # Replacing its allocations: the consumer's lookup, the delete
         # and its compare-and-swap, and no insert of it.
         generation, again = self._claim(
@@ -332,8 +336,8 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self._claim(consumer, None)
         real = alloc_db._ids
 
-        def before_it_existed(context, requests):
-            found = real(context, requests)
+        def before_it_existed(context, requests, create=None):
+            found = real(context, requests, create)
             found['consumer'] = {}
             return found
         self.useFixture(fixtures.MockPatchObject(
@@ -343,3 +347,41 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self.assertIn('consumer generation conflict', str(exc))
         self.assertEqual({'VCPU': 1, 'MEMORY_MB': 256},
                          fx.usage(self.context, self.rp))
+
+    def test_new_consumer_of_new_or_known_owners(self):
+        # Each claim makes a new consumer; the owners are new for the
+        # first two (the consumer is inserted after them), known for
+        # the others, typed or not.
+        merged = int(self.engine.dialect.name == 'postgresql')
+        cases = [
+            ('00000000-0000-0000-0000-000000000001', 'p1', 'u1', 'INSTANCE'),
+            ('00000000-0000-0000-0000-000000000002', 'p1', 'u2', 'MIGRATION'),
+            ('00000000-0000-0000-0000-000000000003', 'p1', 'u2', 'MIGRATION'),
+            ('00000000-0000-0000-0000-000000000004', 'p1', 'u1', None),
+        ]
+        counts = []
+        for uuid, project, user, consumer_type in cases:
+            generation, statements = self._claim(
+                uuid, None, project=project, user=user,
+                consumer_type=consumer_type)
+            self.assertEqual(1, generation)
+            row = consumer_db.get_by_uuid(self.context, uuid)
+            self.assertEqual((project, user, consumer_type, 1),
+                             (row['project_external_id'],
+                              row['user_external_id'], row['consumer_type'],
+                              row['generation']))
+            counts.append(len(statements))
+        # Known owners: the consumer's insert is a statement of its own
+        # except on PostgreSQL.
+        self.assertEqual([5 - 2 * merged] * 2, counts[2:])
+        self.assertGreater(counts[0], counts[2])
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 1024},
+                         fx.usage(self.context, self.rp))
+
+    def test_failed_claim_leaves_no_new_consumer(self):
+        self._claim('00000000-0000-0000-0000-00000000000a', None)
+        uuid = '00000000-0000-0000-0000-00000000000d'
+        self.assertRaises(exception.InvalidAllocationCapacityExceeded,
+                          self._claim, uuid, None, vcpus=64)
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, self.context, uuid)
