@@ -81,6 +81,31 @@ def fresh_database(backend, name, workdir):
     return PG_URL % name
 
 
+def autovacuum_on():
+    """Whether the PostgreSQL server runs autovacuum (None: unknown)."""
+    import psycopg2
+    conn = psycopg2.connect(PG_ADMIN_URL)
+    try:
+        with conn.cursor() as cur:
+            cur.execute('SHOW autovacuum')
+            return cur.fetchone()[0] == 'on'
+    finally:
+        conn.close()
+
+
+def analyze(url):
+    """ANALYZE every table of the PostgreSQL database at ``url``."""
+    import psycopg2
+    conn = psycopg2.connect(PG_ADMIN_URL.rsplit('/', 1)[0] + '/' +
+                            url.rsplit('/', 1)[1])
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute('ANALYZE')
+    finally:
+        conn.close()
+
+
 def drop_database(backend, url):
     if backend != 'postgresql':
         return
