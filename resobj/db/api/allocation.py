@@ -154,13 +154,14 @@ _INSERT = sa.insert(_ALLOC)
 
 def _seen_params(seen):
     """(count, values) binding the (id, generation) pairs of _bump_query."""
-    if len(seen) > sql.MAX_SLOTS:
+    counts, values = sql.list_params({
+        'seen_id': [rp_id for rp_id, _gen in seen],
+        'seen_gen': [gen for _rp_id, gen in seen]})
+    if counts is None:
+        # Too many for one parameter each: the pairs as one expanding
+        # parameter of tuples.
         return None, {'seen': seen}
-    values = {}
-    for i, (rp_id, generation) in enumerate(seen):
-        values['seen_id_%d' % i] = rp_id
-        values['seen_gen_%d' % i] = generation
-    return len(seen), values
+    return counts[0], values
 
 
 @functools.lru_cache(maxsize=64)
