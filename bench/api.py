@@ -142,11 +142,10 @@ def run(args, names, workdir):
         restarts = {name: warm_up(args, services[name], load)
                     for name, load in loads.items()}
         steps = zip(*[load.phases() for load in loads.values()])
-        analyzed = False
+        analyze = (args.backend == 'postgresql' and
+                   not apiserve.autovacuum_on())
         for step in steps:
-            if not analyzed and step[0][0].startswith('GET') and \
-                    args.backend == 'postgresql' and \
-                    not apiserve.autovacuum_on():
+            if analyze and step[0][0].startswith('GET'):
                 # A PostgreSQL server without autovacuum (this VM's) never
                 # gathers statistics, and plans every read with default
                 # estimates: a project's usage, for one, as a hash join
@@ -157,7 +156,7 @@ def run(args, names, workdir):
                 for name, service in services.items():
                     log('  %-9s ANALYZE (autovacuum is off)' % name)
                     apiserve.analyze(service.db_url)
-                analyzed = True
+                analyze = False
             for name, (phase, body) in zip(loads, step):
                 log('  %-9s %s' % (name, phase))
                 loads[name].phase(phase, body)
