@@ -158,24 +158,41 @@ def id_style(dialect, ids):
 
 
 def id_value(style, ids):
-    """The bound value of the sorted ids ``ids`` in ``style``."""
+    """The bound value of the sorted ids ``ids`` in ``style``.
+
+    An array goes as its text ('{1,2,3}'), which the statement casts:
+    psycopg adapts a Python list of a thousand ints in Python, item by
+    item (a millisecond), where the text costs a join.
+    """
     ids = sorted(ids)
-    return json.dumps(ids) if style == 'json' else ids
+    if style == 'json':
+        return json.dumps(ids)
+    if style == 'array':
+        return '{%s}' % ','.join(map(str, ids))
+    return ids
 
 
-def _json_ids(name):
-    """The ids bound as one JSON text ``name``, as a table of ``value``s."""
-    return sa.func.json_each(
-        sa.bindparam(name, type_=sa.String)).table_valued('value')
+def _id_table(name, style):
+    """The ids bound as one text ``name``, as a table of ``value``s.
+
+    ``style`` 'json' (SQLite's ``json_each``) or 'array' (PostgreSQL's
+    ``unnest``). A table, not ``= ANY(array)``: PostgreSQL hashes the
+    array of an ANY only when it is a constant, and a prepared
+    statement's parameter is not one; it then compared every provider
+    with every id, 3 ms of 4 for a thousand roots.
+    """
+    if style == 'json':
+        return sa.func.json_each(
+            sa.bindparam(name, type_=sa.String)).table_valued('value')
+    return sa.func.unnest(sa.cast(
+        sa.bindparam(name, type_=sa.String), postgresql.ARRAY(sa.Integer))
+    ).table_valued('value').render_derived()
 
 
 def _in_ids(column, name, style):
     """``column`` in the id set bound as ``name`` (see :func:`id_style`)."""
-    if style == 'json':
-        return column.in_(sa.select(_json_ids(name).c.value))
-    if style == 'array':
-        return column == sa.any_(sa.cast(
-            sa.bindparam(name), postgresql.ARRAY(sa.Integer)))
+    if style in ('json', 'array'):
+        return column.in_(sa.select(_id_table(name, style).c.value))
     return column.in_(_list(name, style == 'inline'))
 
 
@@ -516,17 +533,23 @@ def trait_links(style):
 def _of_trees(select, source, style):
     """``select`` from ``source`` (which joins RP), in ``:roots``' trees.
 
-    On SQLite ('json') each root's tree comes from the root index,
-    driven by the JSON array, with no sort: an IN test made SQLite look
-    up and then sort every row, half of the providers statement's 2.2 ms
-    for a thousand roots. Elsewhere an IN test (see :func:`_in_ids`).
+    With the roots as a table ('json' on SQLite, 'array' on PostgreSQL,
+    see :func:`_id_table`), each root's tree comes from the root index,
+    driven by that table: on SQLite an IN test made it look up and then
+    sort every row, half of the providers statement's 2.2 ms for a
+    thousand roots. Elsewhere an IN test (see :func:`_in_ids`).
     """
-    if style == 'json':
-        roots = _json_ids('roots')
+    if style in ('json', 'array'):
+        roots = _id_table('roots', style)
         return select.select_from(roots.join(
             source, sql.RP.c.root_provider_id == roots.c.value))
     return select.select_from(source).where(
         _in_ids(sql.RP.c.root_provider_id, 'roots', style))
+
+
+def _inventory_count(rp_id):
+    return sa.select(sa.func.count()).where(
+        sql.INV.c.resource_provider_id == rp_id).scalar_subquery()
 
 
 @functools.lru_cache(maxsize=4)
@@ -536,20 +559,40 @@ def summary_providers(style):
     ``style``: how ``:roots`` is bound, here and below (see
     :func:`id_style`).
 
-    Rows (id, uuid, parent id, root id, inventories), by provider id;
-    on SQLite ('json') in the order the lookups find them (the order is
-    no part of the answer). A parent and a root are in the same tree as
-    their child, so the rows themselves name them: no self-joins. The
-    count tells the search whether the candidate rows already hold all
-    of a provider's inventories (in a flat cloud they do), so that only
-    the others are read again (:func:`summary_inventories`).
+    Rows (id, uuid, parent id, root id, inventories), in no order (the
+    order is no part of the answer); on PostgreSQL ('array') with a
+    sixth column, the provider's trait names joined by commas (NULL if
+    none), so that :func:`summary_traits` need not run. A parent and a
+    root are in the same tree as their child, so the rows themselves
+    name them: no self-joins. The count tells the search whether the
+    candidate rows already hold all of a provider's inventories (in a
+    flat cloud they do), so that only the others are read again
+    (:func:`summary_inventories`).
     """
-    rp, inv = sql.RP, sql.INV
-    count = sa.select(sa.func.count()).where(
-        inv.c.resource_provider_id == rp.c.id).scalar_subquery()
-    select = _of_trees(sa.select(rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
-                                 rp.c.root_provider_id, count), rp, style)
-    return select if style == 'json' else select.order_by(rp.c.id)
+    rp = sql.RP
+    columns = (rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
+               rp.c.root_provider_id)
+    if style != 'array':
+        return _of_trees(sa.select(*columns, _inventory_count(rp.c.id)),
+                         rp, style)
+    # The trees' providers once (a CTE read twice is computed once),
+    # their traits as one hash-joined aggregate over them. A per-provider
+    # subquery instead scanned the whole traits table for each provider
+    # (the planner's choice for a small table): 70 ms for a thousand.
+    # Trait names are [A-Z0-9_]+ (validated on creation): a comma
+    # separates them.
+    tree = _of_trees(sa.select(*columns), rp, style).cte('tree')
+    member = tree.alias('member')
+    rp_trait = sql.RP_TRAIT
+    names = (sa.select(rp_trait.c.resource_provider_id.label('id'),
+                       sa.func.aggregate_strings(TRAIT.c.name, ',')
+                       .label('names'))
+             .select_from(member.join(
+                 rp_trait, rp_trait.c.resource_provider_id == member.c.id)
+                 .join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
+             .group_by(rp_trait.c.resource_provider_id).subquery('names'))
+    return (sa.select(*tree.c, _inventory_count(tree.c.id), names.c.names)
+            .select_from(tree.outerjoin(names, names.c.id == tree.c.id)))
 
 
 @functools.lru_cache(maxsize=4)

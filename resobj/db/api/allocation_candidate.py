@@ -204,13 +204,16 @@ def _summaries(context, root_ids, known, lone):
                          values).all()
     uuids.update((row[0], row[1]) for row in rows)
     missing = []
-    for rp_id, uuid, parent_id, root_id, count in rows:
+    for rp_id, uuid, parent_id, root_id, count, *names in rows:
         resources = known.get(rp_id)
         if resources is None:
             resources = {}
         if len(resources) != count:
             missing.append(rp_id)
-        traits_of[rp_id] = traits = []
+        # PostgreSQL's rows carry the trait names (see
+        # candidate_sql.summary_providers).
+        traits_of[rp_id] = traits = (
+            sorted(names[0].split(',')) if names and names[0] else [])
         summaries[uuid] = {
             'resources': resources, 'traits': traits,
             'parent_provider_uuid': uuids.get(parent_id),
@@ -224,9 +227,10 @@ def _summaries(context, root_ids, known, lone):
             read[rp_id][name] = (int(capacity), int(used))
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
-    for rp_id, name in utils.execute(context, csql.summary_traits(style),
-                                     values).all():
-        traits_of[rp_id].append(name)
+    if rows and len(rows[0]) == 5:
+        for rp_id, name in utils.execute(
+                context, csql.summary_traits(style), values).all():
+            traits_of[rp_id].append(name)
     return summaries, uuids
 
 

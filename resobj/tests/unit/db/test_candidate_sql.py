@@ -40,5 +40,7 @@ class TestIdSets(testtools.TestCase):
         self.assertEqual('[1, 2, 3]', csql.id_value('json', {3, 1, 2}))
         self.assertEqual([1, 2, 3], json.loads(csql.id_value('json',
                                                              [2, 3, 1])))
-        self.assertEqual([1, 2, 3], csql.id_value('array', {3, 2, 1}))
+        # PostgreSQL's array literal, which the statements cast.
+        self.assertEqual('{1,2,3}', csql.id_value('array', {3, 2, 1}))
+        self.assertEqual('{}', csql.id_value('array', []))
         self.assertEqual([1, 2, 3], csql.id_value('bound', (3, 1, 2)))
