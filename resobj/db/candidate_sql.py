@@ -371,7 +371,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     a root without children its number of inventories (else NULL), and
     for a root its trait names joined by commas (NULL if none);
     elsewhere one statement per (group, class), whose rows fill one
-    slot. ``windowed``: only
+    slot, merged into one row per (group, provider) when there are
+    several classes. ``windowed``: only
     providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose
@@ -410,7 +411,20 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                 sql.RP.c.id, sql.RP.c.root_provider_id,
                 *_slots(width, n, [sql.capacity().label('capacity'), 'used',
                                    max_unit])))
-    return selects[0] if len(selects) == 1 else sa.union_all(*selects)
+    if len(selects) == 1:
+        return selects[0]
+    union = sa.union_all(*selects)
+    if blind or width == 1:
+        return union
+    # One row per (group, provider), as SQLite's: each branch fills one
+    # slot and leaves the others NULL, so MAX merges them. The database
+    # merges a few thousand rows faster than Python takes them one by
+    # one (a third of the rows for three classes).
+    room = union.subquery('room')
+    merged = [sa.func.max(column).label(column.name)
+              for column in list(room.c)[3:]]
+    keys = list(room.c)[:3]
+    return sa.select(*keys, *merged).group_by(*keys)
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)

@@ -14,7 +14,8 @@ statements, whatever the number of providers or candidates:
    traits and by their root's traits (``root_required``), with their
    root, capacity, usage and max_unit: one row per provider and group on
    SQLite (with, for a root without children, its uuid, number of
-   inventories and traits), one UNION ALL branch per pair elsewhere (see
+   inventories and traits), elsewhere one UNION ALL branch per pair,
+   merged into one row per provider and group (see
    ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
