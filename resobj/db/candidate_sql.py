@@ -355,9 +355,53 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     return sa.select(*columns).where(sa.or_(*rooms))
 
 
+def _lone_roots():
+    """(id, inventories, traits) of every root without children.
+
+    ``traits``: names joined by commas, NULL if none. Each figure is one
+    hash aggregate over its whole table, for the whole cloud's search,
+    which reads every provider anyway: per root, the planner ran a
+    subquery each, scanning the whole traits table (a small one) for
+    every root.
+    """
+    root, child = sql.RP.alias('lone_root'), sql.RP.alias('child')
+    inv, rp_trait = sql.INV, sql.RP_TRAIT
+    counts = (sa.select(inv.c.resource_provider_id.label('id'),
+                        sa.func.count().label('n'))
+              .group_by(inv.c.resource_provider_id).subquery('counts'))
+    names = (sa.select(rp_trait.c.resource_provider_id.label('id'),
+                       sa.func.aggregate_strings(TRAIT.c.name, ',')
+                       .label('names'))
+             .select_from(rp_trait.join(
+                 TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
+             .group_by(rp_trait.c.resource_provider_id).subquery('names'))
+    return (sa.select(root.c.id, counts.c.n, names.c.names)
+            .select_from(root.join(counts, counts.c.id == root.c.id)
+                         .outerjoin(names, names.c.id == root.c.id))
+            .where(root.c.parent_provider_id.is_(None),
+                   ~sa.exists().where(
+                       child.c.parent_provider_id == root.c.id))
+            .subquery('lone'))
+
+
+def _with_lone(rows):
+    """``rows`` followed by the uuid, lone count and traits columns.
+
+    As SQLite's rows (see :func:`_per_provider`): the provider's uuid,
+    and for a root without children its number of inventories and trait
+    names (else NULL), with which the summaries need not read it again.
+    """
+    rows = rows.subquery('found')
+    lone = _lone_roots()
+    return (sa.select(*rows.c, sql.RP.c.uuid, lone.c.n.label('lone'),
+                      lone.c.names.label('traits'))
+            .select_from(rows.join(sql.RP, sql.RP.c.id == rows.c.id)
+                         .outerjoin(lone, lone.c.id == rows.c.id)))
+
+
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def candidate_rows(request_shape, windowed=False, sharing=False,
-                   blind=False, root_filter=(False, False)):
+                   blind=False, root_filter=(False, False), lone=False):
     """Rows (grp, rp_id, root_id, then per class capacity, used, max_unit).
 
     A provider's row in group ``grp`` has a slot of three columns per
@@ -379,6 +423,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     roots passed it already), only providers whose root passes
     ``root_required`` and (with ``sharing``) the sharing providers
     ``:sharing_ids``, which serve other trees whatever their own root.
+    ``lone`` (not ``blind``): after the slots, the columns of SQLite's
+    rows (uuid, lone count, traits) all the same (see :func:`_with_lone`).
     """
     selects = []
     root_ok = None
@@ -411,20 +457,18 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                 sql.RP.c.id, sql.RP.c.root_provider_id,
                 *_slots(width, n, [sql.capacity().label('capacity'), 'used',
                                    max_unit])))
-    if len(selects) == 1:
-        return selects[0]
-    union = sa.union_all(*selects)
-    if blind or width == 1:
-        return union
-    # One row per (group, provider), as SQLite's: each branch fills one
-    # slot and leaves the others NULL, so MAX merges them. The database
-    # merges a few thousand rows faster than Python takes them one by
-    # one (a third of the rows for three classes).
-    room = union.subquery('room')
-    merged = [sa.func.max(column).label(column.name)
-              for column in list(room.c)[3:]]
-    keys = list(room.c)[:3]
-    return sa.select(*keys, *merged).group_by(*keys)
+    rows = selects[0] if len(selects) == 1 else sa.union_all(*selects)
+    if not blind and width > 1:
+        # One row per (group, provider), as SQLite's: each branch fills
+        # one slot and leaves the others NULL, so MAX merges them. The
+        # database merges a few thousand rows faster than Python takes
+        # them one by one (a third of the rows for three classes).
+        room = rows.subquery('room')
+        keys = list(room.c)[:3]
+        rows = sa.select(*keys, *[
+            sa.func.max(column).label(column.name)
+            for column in list(room.c)[3:]]).group_by(*keys)
+    return _with_lone(rows) if lone and not blind else rows
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)

@@ -12,18 +12,19 @@ statements, whatever the number of providers or candidates:
 3. the providers with room for the amount of each (group, class) pair,
    already filtered by the group's aggregates, tree and per-provider
    traits and by their root's traits (``root_required``), with their
-   root, capacity, usage and max_unit: one row per provider and group on
-   SQLite (with, for a root without children, its uuid, number of
-   inventories and traits), elsewhere one UNION ALL branch per pair,
-   merged into one row per provider and group (see
+   root, capacity, usage and max_unit, one row per provider and group:
+   on SQLite one pass per provider, elsewhere one UNION ALL branch per
+   pair, merged. On SQLite, and on PostgreSQL outside a limit's window,
+   each row also has the provider's uuid and, for a root without
+   children, its number of inventories and traits (see
    ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
    their providers with a count of their inventories, the inventories
    the rows of 3 did not hold (only if some provider has more: not in a
-   flat cloud), and the traits; none of them for the childless roots
-   SQLite's rows of 3 described whole.
+   flat cloud), and the traits (on PostgreSQL with the providers);
+   none of them for the childless roots the rows of 3 described whole.
 
 Between 4 and 5 the candidates are combined in Python
 (``resobj.db.candidate_search``), per tree root ("anchor") in root id
@@ -120,10 +121,14 @@ def _candidate_rows(context, request, roots=None):
         values = dict(values, roots=sorted(roots))
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
+    whole = roots is None and request.dialect == 'postgresql'
+    # The whole cloud's rows describe the roots without children on
+    # PostgreSQL too (on SQLite every search's rows do); a window's few
+    # roots are summarised by their own statement.
     statement = csql.candidate_rows(
         request.shape, roots is not None, sharing, request.blind,
-        request.root_filter)
-    if roots is None and request.dialect == 'postgresql':
+        request.root_filter, lone=whole)
+    if whole:
         # The whole cloud's search reads every inventory of the classes,
         # where hash joins are always right. PostgreSQL cannot estimate
         # how many inventories pass the capacity test (an expression over
