@@ -232,6 +232,7 @@ def _on_engine_create(engine):
             read_without_transaction_block(engine)
         if engine.dialect.driver == 'psycopg':
             keep_prepared_statements(engine)
+            plan_prepared_statements_once(engine)
         return
     for listener in list(engine.dispatch.begin):
         if getattr(listener, '__name__', None) == _OSLO_SQLITE_BEGIN:
@@ -312,6 +313,36 @@ def read_without_transaction_block(engine):
         if dbapi_connection.autocommit != wanted and \
                 dbapi_connection.info.transaction_status == _PG_IDLE:
             dbapi_connection.autocommit = wanted
+
+
+def plan_prepared_statements_once(engine):
+    """PostgreSQL keeps one plan per prepared statement, for any values.
+
+    By default PostgreSQL plans a prepared statement again for each
+    call's values until it judges a plan for any values no worse, and
+    the candidate search's statements never pass that test: their
+    planning (0.4 to 0.9 ms each) was a third of a ``limit=50`` search's
+    database time. resobj's statements are built per shape so that the
+    plan needs no values: the few cases where the values change the best
+    plan choose their statement in Python (a window of trees, the whole
+    cloud without nested loops). So every psycopg connection sets
+    ``plan_cache_mode = force_generic_plan``; statements run fewer than
+    five times on a connection (not prepared yet) are still planned with
+    their values. In process, on the benchmark's database: the limited
+    search 10.2 -> 8.3 ms, the unlimited one 27.7 -> 26.1 ms.
+    """
+    @sa.event.listens_for(engine, 'connect')
+    def _generic_plans(dbapi_connection, record):
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute('SET plan_cache_mode = force_generic_plan')
+        # A session setting, kept after the commit that ends the
+        # transaction the SET began (a rollback would undo it).
+        dbapi_connection.commit()
+
+    # oslo.db opened a first connection to test the server before this
+    # hook ran, and pooled it: close it, so that every connection starts
+    # with the setting.
+    engine.dispose()
 
 
 def keep_prepared_statements(engine):

@@ -110,6 +110,17 @@ def _nestloop_after(context, fail):
         sa.text('SHOW enable_nestloop')).scalar()
 
 
+@facade.reader
+def _plan_cache_modes(context):
+    return context.session.execute(
+        sa.text('SHOW plan_cache_mode')).scalar()
+
+
+@facade.writer
+def _plan_cache_mode_writing(context):
+    return _plan_cache_modes(context)
+
+
 class TestPostgreSQLDrivers(base.TestCase):
 
     scenarios = [('psycopg', {'driver': 'psycopg'}),
@@ -225,6 +236,22 @@ class TestPostgreSQLDrivers(base.TestCase):
         with facade.get_engine().connect() as conn:
             self.assertEqual(*[conn.execute(sa.text(
                 'SELECT txid_current()')).scalar() for _ in range(2)])
+
+    def test_psycopg_connections_keep_one_plan_per_statement(self):
+        # Set on connect and committed: readers (autocommit) and writers
+        # (a transaction block) alike, on every pooled connection, and
+        # still after a writer rolled back. psycopg2 prepares nothing and
+        # keeps the server's default.
+        want = ('force_generic_plan' if self.driver == 'psycopg'
+                else 'auto')
+        self.assertRaises(RuntimeError, _write_then_fail, self.context,
+                          'CUSTOM_GONE')
+        self.assertEqual([want] * 4, [
+            _plan_cache_modes(self.context),
+            _plan_cache_mode_writing(self.context),
+            facade.get_engine().connect().execute(
+                sa.text('SHOW plan_cache_mode')).scalar(),
+            _plan_cache_modes(self.context)])
 
     def test_the_candidate_search_setting_does_not_outlive_it(self):
         for fail in (False, True):
