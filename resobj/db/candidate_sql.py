@@ -258,6 +258,43 @@ def _with_room(i, n, clauses, few, *columns):
             .where(where, *clauses))
 
 
+def _few_with_room(i, n, clauses, width, keep_max_unit, window_table):
+    """The rows of :func:`_with_room` for a few providers (a window).
+
+    Each provider's usage is looked up once: the inner query reads it
+    with the inventory (behind OFFSET 0, which keeps it from being
+    merged into the outer query), the outer one tests the room. Written
+    in both the test and the column, PostgreSQL ran the lookup twice
+    per row. ``window_table``: the providers come from the roots
+    ``:roots`` (an array, see :func:`_id_table`) through the root index;
+    tested on every provider instead, PostgreSQL hashed the window and
+    read the whole table for it, half of the statement's time.
+    """
+    rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
+    rp, inv = sql.RP, sql.INV
+    source = inv.join(rp, rp.c.id == inv.c.resource_provider_id)
+    if window_table:
+        roots = _id_table('roots', 'array')
+        source = roots.join(rp, rp.c.root_provider_id == roots.c.value).join(
+            inv, inv.c.resource_provider_id == rp.c.id)
+    row = (sa.select(rp.c.id, rp.c.root_provider_id, inv.c.min_unit,
+                     inv.c.max_unit, inv.c.step_size,
+                     sql.usable().label('usable'),
+                     sql.capacity().label('capacity'),
+                     sql.used_of(rc_id).label('used'))
+           .select_from(source)
+           # Hidden from the class index, as in provider_sql.room_for.
+           .where(inv.c.resource_class_id + 0 == rc_id, *clauses)
+           .offset(0).subquery('few_%d_%d' % (i, n))).c
+    slot = [row.capacity, sa.cast(row.used, sa.BigInteger).label('used'),
+            row.max_unit if keep_max_unit else _none('max_unit', sa.Integer)]
+    room = sql.fits(amount, row.used, row.min_unit, row.max_unit,
+                    row.step_size, row.usable)
+    return sa.select(sa.literal_column(str(i)).label('grp'), row.id,
+                     row.root_provider_id,
+                     *_slots(width, n, slot)).where(room)
+
+
 def _none(name, type_=sa.BigInteger):
     """A typed NULL column: UNION ALL branches agree on every type."""
     return sa.cast(sa.null(), type_).label(name)
@@ -416,7 +453,8 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     for a root its trait names joined by commas (NULL if none);
     elsewhere one statement per (group, class), whose rows fill one
     slot, merged into one row per (group, provider) when there are
-    several classes. ``windowed``: only
+    several classes. ``windowed`` (False or how ``:roots`` is bound,
+    see :func:`id_style`; 'json' is not taken here): only
     providers of the trees ``:roots`` and (with ``sharing``) the
     sharing providers ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose
@@ -437,8 +475,11 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     width = max(group_shape[0] for group_shape in request_shape)
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape)
-        if windowed:
-            window = sql.RP.c.root_provider_id.in_(_list('roots'))
+        # The window's trees joined from its roots (a table of ids; see
+        # _few_with_room), or tested on each provider.
+        window_table = windowed == 'array' and not sharing
+        if windowed and not window_table:
+            window = _in_ids(sql.RP.c.root_provider_id, 'roots', windowed)
             clauses.append(sa.or_(window, sql.RP.c.id.in_(
                 _list('sharing_ids'))) if sharing else window)
         elif root_ok is not None:
@@ -450,6 +491,10 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
         max_unit = (sql.INV.c.max_unit if keep_max_unit
                     else _none('max_unit', sa.Integer))
         for n in range(group_shape[0]):
+            if windowed:
+                selects.append(_few_with_room(i, n, clauses, width,
+                                              keep_max_unit, window_table))
+                continue
             selects.append(_with_room(
                 i, n, clauses, windowed,
                 # Constants of the shape: no parameter to type in a UNION.

@@ -117,8 +117,14 @@ def _candidate_rows(context, request, roots=None):
     """
     values = request.params
     sharing = bool(request.served)
+    windowed = False
     if roots is not None:
-        values = dict(values, roots=sorted(roots))
+        # On PostgreSQL one array, not a parameter per root: past 50
+        # parameters psycopg no longer caches a statement's conversion
+        # to its own placeholders, and SQLAlchemy renders the expanded
+        # list into the SQL on every call.
+        windowed = 'array' if request.dialect == 'postgresql' else 'bound'
+        values = dict(values, roots=csql.id_value(windowed, roots))
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
     whole = roots is None and request.dialect == 'postgresql'
@@ -126,7 +132,7 @@ def _candidate_rows(context, request, roots=None):
     # PostgreSQL too (on SQLite every search's rows do); a window's few
     # roots are summarised by their own statement.
     statement = csql.candidate_rows(
-        request.shape, roots is not None, sharing, request.blind,
+        request.shape, windowed, sharing, request.blind,
         request.root_filter, lone=whole)
     if whole:
         # The whole cloud's search reads every inventory of the classes,
