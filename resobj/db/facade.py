@@ -129,6 +129,20 @@ def in_transaction_block(context):
     return not connection.connection.dbapi_connection.autocommit
 
 
+def transaction_failed(context):
+    """Whether a failed statement aborted ``context``'s PostgreSQL transaction.
+
+    Such a transaction runs no statement until it is rolled back. False
+    on the other backends, and outside a transaction block.
+    """
+    connection = context.session.connection()
+    if connection.dialect.name != 'postgresql':
+        return False
+    # libpq's transaction status, on psycopg and psycopg2 alike.
+    info = connection.connection.dbapi_connection.info
+    return info.transaction_status == _PG_INERROR
+
+
 DATABASE_FILE = 'resobj.sqlite'
 
 # [database] options that are not engine or session settings: they drive
@@ -384,11 +398,12 @@ def keep_prepared_statements(engine):
             return
 
 
-# psycopg's (and psycopg2's) TransactionStatus IDLE (no transaction) and
-# INTRANS (idle in a transaction), spelt out so that the module loads
-# without the drivers installed.
+# psycopg's (and psycopg2's) TransactionStatus IDLE (no transaction),
+# INTRANS (idle in a transaction) and INERROR (in an aborted one), spelt
+# out so that the module loads without the drivers installed.
 _PG_IDLE = 0
 _PG_INTRANS = 2
+_PG_INERROR = 3
 
 
 def _pool_sqlite_connections(engine):

@@ -154,17 +154,18 @@ def _candidate_rows(context, request, roots=None):
 def _without_nested_loops(context):
     """PostgreSQL plans the statements of the block without nested loops.
 
-    A plain SET, reset after the block: a pure read runs each statement
-    on its own (facade.read_without_transaction_block), where SET LOCAL
-    would end with the SET itself. If a statement fails inside a
-    transaction block, the block is aborted, cannot run the reset, and
-    its rollback undoes the SET anyway.
+    A plain SET, reset after the block, whatever ends it: a pure read
+    runs each statement on its own
+    (facade.read_without_transaction_block), where SET LOCAL would end
+    with the SET itself. Only a transaction block that a failed
+    statement aborted cannot run the reset; its rollback undoes the SET
+    anyway.
     """
     utils.execute(context, sa.text('SET enable_nestloop = off'))
     try:
         yield
     except Exception:
-        if not facade.in_transaction_block(context):
+        if not facade.transaction_failed(context):
             utils.execute(context, sa.text('RESET enable_nestloop'))
         raise
     utils.execute(context, sa.text('RESET enable_nestloop'))

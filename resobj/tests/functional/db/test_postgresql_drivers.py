@@ -16,6 +16,7 @@ behind.
 
 import os
 
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import provision
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -96,18 +97,37 @@ def _writing_in_block(context):
     return _reading_in_block(context)
 
 
-@facade.reader
-def _nestloop_after(context, fail):
+def _nestloop(context):
+    return context.session.execute(sa.text('SHOW enable_nestloop')).scalar()
+
+
+def _settings_around_failure(context, fail):
+    """enable_nestloop inside the candidate search's block and after it.
+
+    ``fail``: None, 'python', or 'sql' (a statement error, which aborts
+    a transaction block).
+    """
     try:
         with ac_db._without_nested_loops(context):
-            inside = context.session.execute(
-                sa.text('SHOW enable_nestloop')).scalar()
-            if fail:
+            inside = _nestloop(context)
+            if fail == 'python':
                 raise RuntimeError('in the block')
-    except RuntimeError:
-        pass
-    return inside, context.session.execute(
-        sa.text('SHOW enable_nestloop')).scalar()
+            if fail == 'sql':
+                context.session.execute(sa.text('SELECT 1 / 0'))
+    except (RuntimeError, db_exc.DBError):
+        if facade.transaction_failed(context):
+            context.session.rollback()
+    return inside, _nestloop(context)
+
+
+@facade.reader
+def _planner_settings_after(context, fail):
+    return _settings_around_failure(context, fail)
+
+
+@facade.writer
+def _planner_settings_after_writing(context, fail):
+    return _settings_around_failure(context, fail)
 
 
 @facade.reader
@@ -254,9 +274,13 @@ class TestPostgreSQLDrivers(base.TestCase):
             _plan_cache_modes(self.context)])
 
     def test_the_candidate_search_setting_does_not_outlive_it(self):
-        for fail in (False, True):
-            self.assertEqual(('off', 'on'),
-                             _nestloop_after(self.context, fail))
+        # A pure read, and inside a transaction block (a writer) that
+        # goes on after the error or was aborted by it and rolled back.
+        for fail in (None, 'python', 'sql'):
+            for run in (_planner_settings_after,
+                        _planner_settings_after_writing):
+                self.assertEqual(('off', 'on'), run(self.context, fail),
+                                 (run, fail))
 
     def test_a_session_lost_in_a_transaction_is_replaced(self):
         # The server ends the session inside a transaction that wrote
