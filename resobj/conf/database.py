@@ -11,6 +11,22 @@ resobj_database_opts = [
         help='Seconds an embedded SQLite connection waits for another '
              'writer to finish before failing with "database is locked". '
              'Only used with sqlite:// connection URLs.'),
+    cfg.StrOpt(
+        'postgresql_plan_cache_mode',
+        default='force_generic_plan',
+        choices=[
+            ('force_generic_plan',
+             'plan each prepared statement once per connection'),
+            ('auto', "PostgreSQL's default: plan again for each call's "
+                     'values until a plan for any values looks no worse'),
+            ('force_custom_plan', "plan every call for its values"),
+            ('server', 'set nothing: keep the server\'s setting')],
+        help='plan_cache_mode that resobj sets on each of its PostgreSQL '
+             'connections made with the psycopg (3) driver, which '
+             'prepares the statements a connection runs again and again '
+             '(psycopg2 prepares nothing, and its connections keep the '
+             "server's setting). resobj's statements are built per "
+             'request shape so that their plans need no values.'),
 ]
 
 

@@ -22,6 +22,8 @@ class TestOptions(base.TestCase):
         conf([], default_config_files=[], default_config_dirs=[])
         self.assertIsNone(conf.state_dir)
         self.assertEqual(30, conf.database.sqlite_busy_timeout)
+        self.assertEqual('force_generic_plan',
+                         conf.database.postgresql_plan_cache_mode)
         self.assertIsNone(conf.database.connection)
         self.assertNotIn('state_dir', cfg.CONF)
 
@@ -176,3 +178,11 @@ class TestValidate(base.TestCase):
                                 validate.check_values, self.conf)
         self.assertIn('[database] sqlite_busy_timeout', str(exc))
         self.assertNotIn('LocationInfo', str(exc))
+
+    def test_plan_cache_mode_outside_its_choices(self):
+        # Written into a SET statement: only the listed words pass.
+        self._parse('[database]\npostgresql_plan_cache_mode = '
+                    "auto'; DROP TABLE traits; --\n")
+        exc = self.assertRaises(exception.ConfigurationError,
+                                validate.check_values, self.conf)
+        self.assertIn('[database] postgresql_plan_cache_mode', str(exc))

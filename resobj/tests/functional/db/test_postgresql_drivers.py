@@ -273,6 +273,21 @@ class TestPostgreSQLDrivers(base.TestCase):
                 sa.text('SHOW plan_cache_mode')).scalar(),
             _plan_cache_modes(self.context)])
 
+    def test_the_plan_cache_mode_is_an_option(self):
+        plain = sa.create_engine(self.url)
+        self.addCleanup(plain.dispose)
+        with plain.connect() as conn:
+            server = conn.execute(sa.text('SHOW plan_cache_mode')).scalar()
+        for mode in ('force_custom_plan', 'auto', 'server'):
+            self.useFixture(resobj_fixtures.FacadeFixture())
+            conf = self.useFixture(resobj_fixtures.ConfFixture())
+            conf.config(connection=self.url, group='database',
+                        postgresql_plan_cache_mode=mode)
+            facade.configure(conf.conf)
+            want = server if mode == 'server' or \
+                self.driver == 'psycopg2' else mode
+            self.assertEqual(want, _plan_cache_modes(self.context), mode)
+
     def test_the_candidate_search_setting_does_not_outlive_it(self):
         # A pure read, and inside a transaction block (a writer) that
         # goes on after the error or was aborted by it and rolled back.
