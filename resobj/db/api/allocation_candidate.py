@@ -14,10 +14,9 @@ statements, whatever the number of providers or candidates:
    traits and by their root's traits (``root_required``), with their
    root, capacity, usage and max_unit, one row per provider and group:
    on SQLite one pass per provider, elsewhere one UNION ALL branch per
-   pair, merged. On SQLite, and on PostgreSQL outside a limit's window,
-   each row also has the provider's uuid and, for a root without
-   children, its number of inventories and traits (see
-   ``candidate_sql.candidate_rows``);
+   pair, merged. On SQLite and PostgreSQL each row also has the
+   provider's uuid and, for a root without children, its number of
+   inventories and traits (see ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
@@ -128,12 +127,12 @@ def _candidate_rows(context, request, roots=None):
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
     whole = roots is None and request.dialect == 'postgresql'
-    # The whole cloud's rows describe the roots without children on
-    # PostgreSQL too (on SQLite every search's rows do); a window's few
-    # roots are summarised by their own statement.
+    # The rows describe the roots without children on PostgreSQL too
+    # (see candidate_sql.candidate_rows), as every search's do on
+    # SQLite; MySQL's trees are summarised by their own statements.
     statement = csql.candidate_rows(
         request.shape, windowed, sharing, request.blind,
-        request.root_filter, lone=whole)
+        request.root_filter, lone=request.dialect == 'postgresql')
     if whole:
         # The whole cloud's search reads every inventory of the classes,
         # where hash joins are always right. PostgreSQL cannot estimate

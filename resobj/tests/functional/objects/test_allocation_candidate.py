@@ -580,12 +580,11 @@ class TestStatementCount(CandidateTestCase):
         # Names, classes' providers, traits of the spread group's
         # candidates, the summaries' providers and their traits (one
         # statement on PostgreSQL); with a limit, the candidate roots
-        # first. SQLite's candidate rows, and PostgreSQL's outside a
-        # limit's window, describe the roots without children (every
-        # tree here), whose providers and traits the summaries then need
-        # not read.
+        # first. SQLite's and PostgreSQL's candidate rows describe the
+        # roots without children (every tree here), whose providers and
+        # traits the summaries then need not read.
         expected, expected_limited = {
-            'sqlite': (3, 4), 'postgresql': (3, 5)}.get(
+            'sqlite': (3, 4), 'postgresql': (3, 4)}.get(
                 self.engine.dialect.name, (5, 6))
         self.assertEqual(expected, len(small), small)
         self.assertEqual(expected_limited, len(small_limited),
