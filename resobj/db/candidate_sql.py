@@ -295,6 +295,40 @@ def _few_with_room(i, n, clauses, width, keep_max_unit, window_table):
                      *_slots(width, n, slot)).where(room)
 
 
+def _childless_root(provider_id, parent_id):
+    """The provider is a root without children: a whole tree."""
+    child = sql.RP.alias('child')
+    return sa.and_(parent_id.is_(None), ~sa.exists().where(
+        child.c.parent_provider_id == provider_id))
+
+
+def _inventory_count(provider_id):
+    """Correlated scalar subquery: the provider's number of inventories."""
+    return sa.select(sa.func.count()).where(
+        sql.INV.c.resource_provider_id == provider_id).scalar_subquery()
+
+
+def _trait_names(within=None):
+    """Subquery (id, names): each provider's trait names, joined by commas.
+
+    One hash aggregate; ``within``: only the providers of that
+    selectable (its ``id`` column), else every provider with a trait.
+    Trait names are [A-Z0-9_]+ (validated on creation): a comma
+    separates them.
+    """
+    rp_trait = sql.RP_TRAIT
+    source = rp_trait
+    if within is not None:
+        source = within.join(
+            rp_trait, rp_trait.c.resource_provider_id == within.c.id)
+    source = source.join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id)
+    return (sa.select(rp_trait.c.resource_provider_id.label('id'),
+                      sa.func.aggregate_strings(TRAIT.c.name, ',')
+                      .label('names'))
+            .select_from(source)
+            .group_by(rp_trait.c.resource_provider_id).subquery('names'))
+
+
 def _none(name, type_=sa.BigInteger):
     """A typed NULL column: UNION ALL branches agree on every type."""
     return sa.cast(sa.null(), type_).label(name)
@@ -378,12 +412,9 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     # only; the traits for every root, a cheaper test than the lone one.
     # Trait names are [A-Z0-9_]+ (validated on creation): a comma
     # separates them.
-    child = sql.RP.alias('child')
     root = row.parent_provider_id.is_(None)
-    lone = sa.and_(root, ~sa.exists().where(
-        child.c.parent_provider_id == row.id))
-    inventories = sa.select(sa.func.count()).where(
-        sql.INV.c.resource_provider_id == row.id).scalar_subquery()
+    lone = _childless_root(row.id, row.parent_provider_id)
+    inventories = _inventory_count(row.id)
     traits = sa.select(sa.func.group_concat(TRAIT.c.name)).select_from(
         sql.RP_TRAIT.join(TRAIT, TRAIT.c.id == sql.RP_TRAIT.c.trait_id)
     ).where(sql.RP_TRAIT.c.resource_provider_id == row.id).scalar_subquery()
@@ -401,23 +432,15 @@ def _lone_roots():
     subquery each, scanning the whole traits table (a small one) for
     every root.
     """
-    root, child = sql.RP.alias('lone_root'), sql.RP.alias('child')
-    inv, rp_trait = sql.INV, sql.RP_TRAIT
+    root, inv = sql.RP.alias('lone_root'), sql.INV
     counts = (sa.select(inv.c.resource_provider_id.label('id'),
                         sa.func.count().label('n'))
               .group_by(inv.c.resource_provider_id).subquery('counts'))
-    names = (sa.select(rp_trait.c.resource_provider_id.label('id'),
-                       sa.func.aggregate_strings(TRAIT.c.name, ',')
-                       .label('names'))
-             .select_from(rp_trait.join(
-                 TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
-             .group_by(rp_trait.c.resource_provider_id).subquery('names'))
+    names = _trait_names()
     return (sa.select(root.c.id, counts.c.n, names.c.names)
             .select_from(root.join(counts, counts.c.id == root.c.id)
                          .outerjoin(names, names.c.id == root.c.id))
-            .where(root.c.parent_provider_id.is_(None),
-                   ~sa.exists().where(
-                       child.c.parent_provider_id == root.c.id))
+            .where(_childless_root(root.c.id, root.c.parent_provider_id))
             .subquery('lone'))
 
 
@@ -446,9 +469,8 @@ def _with_lone_window(rows):
     (3.6 of 6 ms for 50 rows).
     """
     rows = rows.subquery('found')
-    rp, child, rp_trait = sql.RP, sql.RP.alias('child'), sql.RP_TRAIT
-    lone = sa.and_(rp.c.parent_provider_id.is_(None), ~sa.exists().where(
-        child.c.parent_provider_id == rp.c.id))
+    rp, rp_trait = sql.RP, sql.RP_TRAIT
+    lone = _childless_root(rp.c.id, rp.c.parent_provider_id)
     name = (sa.select(TRAIT.c.name)
             .where(TRAIT.c.id == rp_trait.c.trait_id).offset(0)
             .lateral('name'))
@@ -524,7 +546,7 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
                                               keep_max_unit, window_table))
                 continue
             selects.append(_with_room(
-                i, n, clauses, windowed,
+                i, n, clauses, False,
                 # Constants of the shape: no parameter to type in a UNION.
                 sa.literal_column(str(i)).label('grp'),
                 sql.RP.c.id, sql.RP.c.root_provider_id,
@@ -680,9 +702,9 @@ def _of_trees(select, source, style):
         _in_ids(sql.RP.c.root_provider_id, 'roots', style))
 
 
-def _inventory_count(rp_id):
-    return sa.select(sa.func.count()).where(
-        sql.INV.c.resource_provider_id == rp_id).scalar_subquery()
+def summary_has_traits(style):
+    """Whether :func:`summary_providers` gives the traits, in ``style``."""
+    return style == 'array'
 
 
 @functools.lru_cache(maxsize=4)
@@ -694,8 +716,9 @@ def summary_providers(style):
 
     Rows (id, uuid, parent id, root id, inventories), in no order (the
     order is no part of the answer); on PostgreSQL ('array') with a
-    sixth column, the provider's trait names joined by commas (NULL if
-    none), so that :func:`summary_traits` need not run. A parent and a
+    sixth column (:func:`summary_has_traits`), the provider's trait
+    names joined by commas (NULL if none), so that
+    :func:`summary_traits` need not run. A parent and a
     root are in the same tree as their child, so the rows themselves
     name them: no self-joins. The count tells the search whether the
     candidate rows already hold all of a provider's inventories (in a
@@ -705,25 +728,15 @@ def summary_providers(style):
     rp = sql.RP
     columns = (rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
                rp.c.root_provider_id)
-    if style != 'array':
+    if not summary_has_traits(style):
         return _of_trees(sa.select(*columns, _inventory_count(rp.c.id)),
                          rp, style)
     # The trees' providers once (a CTE read twice is computed once),
     # their traits as one hash-joined aggregate over them. A per-provider
     # subquery instead scanned the whole traits table for each provider
     # (the planner's choice for a small table): 70 ms for a thousand.
-    # Trait names are [A-Z0-9_]+ (validated on creation): a comma
-    # separates them.
     tree = _of_trees(sa.select(*columns), rp, style).cte('tree')
-    member = tree.alias('member')
-    rp_trait = sql.RP_TRAIT
-    names = (sa.select(rp_trait.c.resource_provider_id.label('id'),
-                       sa.func.aggregate_strings(TRAIT.c.name, ',')
-                       .label('names'))
-             .select_from(member.join(
-                 rp_trait, rp_trait.c.resource_provider_id == member.c.id)
-                 .join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id))
-             .group_by(rp_trait.c.resource_provider_id).subquery('names'))
+    names = _trait_names(within=tree.alias('member'))
     return (sa.select(*tree.c, _inventory_count(tree.c.id), names.c.names)
             .select_from(tree.outerjoin(names, names.c.id == tree.c.id)))
 

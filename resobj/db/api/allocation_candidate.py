@@ -126,14 +126,13 @@ def _candidate_rows(context, request, roots=None):
         values = dict(values, roots=csql.id_value(windowed, roots))
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
-    whole = roots is None and request.dialect == 'postgresql'
     # The rows describe the roots without children on PostgreSQL too
     # (see candidate_sql.candidate_rows), as every search's do on
     # SQLite; MySQL's trees are summarised by their own statements.
     statement = csql.candidate_rows(
         request.shape, windowed, sharing, request.blind,
         request.root_filter, lone=request.dialect == 'postgresql')
-    if whole:
+    if roots is None and request.dialect == 'postgresql':
         # The whole cloud's search reads every inventory of the classes,
         # where hash joins are always right. PostgreSQL cannot estimate
         # how many inventories pass the capacity test (an expression over
@@ -222,8 +221,8 @@ def _summaries(context, root_ids, known, lone):
             resources = {}
         if len(resources) != count:
             missing.append(rp_id)
-        # PostgreSQL's rows carry the trait names (see
-        # candidate_sql.summary_providers).
+        # Rows with the trait names (candidate_sql.summary_has_traits)
+        # have a sixth column.
         traits_of[rp_id] = traits = (
             sorted(names[0].split(',')) if names and names[0] else [])
         summaries[uuid] = {
@@ -239,7 +238,7 @@ def _summaries(context, root_ids, known, lone):
             read[rp_id][name] = (int(capacity), int(used))
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
-    if rows and len(rows[0]) == 5:
+    if not csql.summary_has_traits(style):
         for rp_id, name in utils.execute(
                 context, csql.summary_traits(style), values).all():
             traits_of[rp_id].append(name)

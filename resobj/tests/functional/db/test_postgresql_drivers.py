@@ -101,7 +101,7 @@ def _nestloop(context):
     return context.session.execute(sa.text('SHOW enable_nestloop')).scalar()
 
 
-def _settings_around_failure(context, fail):
+def _nestloop_around_failure(context, fail):
     """enable_nestloop inside the candidate search's block and after it.
 
     ``fail``: None, 'python', or 'sql' (a statement error, which aborts
@@ -121,24 +121,24 @@ def _settings_around_failure(context, fail):
 
 
 @facade.reader
-def _planner_settings_after(context, fail):
-    return _settings_around_failure(context, fail)
+def _nestloop_after(context, fail):
+    return _nestloop_around_failure(context, fail)
 
 
 @facade.writer
-def _planner_settings_after_writing(context, fail):
-    return _settings_around_failure(context, fail)
+def _nestloop_after_writing(context, fail):
+    return _nestloop_around_failure(context, fail)
 
 
 @facade.reader
-def _plan_cache_modes(context):
+def _plan_cache_mode(context):
     return context.session.execute(
         sa.text('SHOW plan_cache_mode')).scalar()
 
 
 @facade.writer
 def _plan_cache_mode_writing(context):
-    return _plan_cache_modes(context)
+    return _plan_cache_mode(context)
 
 
 class TestPostgreSQLDrivers(base.TestCase):
@@ -267,11 +267,11 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.assertRaises(RuntimeError, _write_then_fail, self.context,
                           'CUSTOM_GONE')
         self.assertEqual([want] * 4, [
-            _plan_cache_modes(self.context),
+            _plan_cache_mode(self.context),
             _plan_cache_mode_writing(self.context),
             facade.get_engine().connect().execute(
                 sa.text('SHOW plan_cache_mode')).scalar(),
-            _plan_cache_modes(self.context)])
+            _plan_cache_mode(self.context)])
 
     def test_the_plan_cache_mode_is_an_option(self):
         plain = sa.create_engine(self.url)
@@ -286,14 +286,14 @@ class TestPostgreSQLDrivers(base.TestCase):
             facade.configure(conf.conf)
             want = server if mode == 'server' or \
                 self.driver == 'psycopg2' else mode
-            self.assertEqual(want, _plan_cache_modes(self.context), mode)
+            self.assertEqual(want, _plan_cache_mode(self.context), mode)
 
     def test_the_candidate_search_setting_does_not_outlive_it(self):
         # A pure read, and inside a transaction block (a writer) that
         # goes on after the error or was aborted by it and rolled back.
         for fail in (None, 'python', 'sql'):
-            for run in (_planner_settings_after,
-                        _planner_settings_after_writing):
+            for run in (_nestloop_after,
+                        _nestloop_after_writing):
                 self.assertEqual(('off', 'on'), run(self.context, fail),
                                  (run, fail))
 
