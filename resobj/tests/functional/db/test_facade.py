@@ -155,6 +155,17 @@ class TestSQLiteTransactions(base.TestCase):
         self.assertEqual(['BEGIN', 'PRAGMA user_version'] * 3,
                          counter.statements)
 
+    def test_file_connections_are_reused_latest_first(self):
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(state_dir=self.useFixture(fixtures.TempDir()).path)
+        facade.configure(conf.conf)
+        first, second, later = _checkout_order(
+            facade.get_engine(),
+            lambda conn: id(conn.connection.dbapi_connection))
+        self.assertNotEqual(first, second)
+        self.assertEqual([second] * 3, later)
+
 
 class TestRetryingWriter(base.TestCase):
 
@@ -230,6 +241,41 @@ class TestIdlePing(db_base.DBTestCase):
             conn.execute(sa.text(kill))
         self.assertNotEqual(dead, self._backend_pid())
         self.assertEqual(1, self.pings.call_count)
+
+
+def _checkout_order(engine, identify):
+    """Which connections sequential checkouts get after a burst of two.
+
+    Two connections are held at once, the first returned first; then
+    three checkouts one after the other. Returns (first, second,
+    [the three]), each as ``identify(connection)`` says.
+    """
+    first, second = engine.connect(), engine.connect()
+    held = [identify(first), identify(second)]
+    first.close()
+    second.close()
+    later = []
+    for _ in range(3):
+        with engine.connect() as conn:
+            later.append(identify(conn))
+    return held[0], held[1], later
+
+
+class TestLastInFirstOut(db_base.DBTestCase):
+    """The pool hands out the connection returned last."""
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS if s[0] != 'sqlite']
+
+    def test_sequential_checkouts_reuse_the_latest_connection(self):
+        engine = self.useFixture(engine_fixture(self.engine.url)).engine
+        query = sa.text('SELECT pg_backend_pid()' if
+                        self.backend == 'postgresql' else
+                        'SELECT CONNECTION_ID()')
+        first, second, later = _checkout_order(
+            engine, lambda conn: conn.execute(query).scalar())
+        self.assertNotEqual(first, second)
+        # First in, first out would give [first, second, first].
+        self.assertEqual([second] * 3, later)
 
 
 @facade.reader
