@@ -27,6 +27,17 @@ resobj_database_opts = [
              '(psycopg2 prepares nothing, and its connections keep the '
              "server's setting). resobj's statements are built per "
              'request shape so that their plans need no values.'),
+    cfg.IntOpt(
+        'postgresql_prepare_threshold',
+        default=1,
+        min=-1,
+        help='How many times a psycopg (3) connection runs a statement '
+             'before it prepares it on the server: 0 prepares every '
+             "statement on its first run, 1 on its second; psycopg's own "
+             'default is 5. -1 prepares nothing (for a connection pooler '
+             'that cannot keep prepared statements, such as PgBouncer '
+             'in transaction mode before 1.21). Ignored by psycopg2, '
+             'which prepares nothing.'),
 ]
 
 

@@ -24,6 +24,7 @@ class TestOptions(base.TestCase):
         self.assertEqual(30, conf.database.sqlite_busy_timeout)
         self.assertEqual('force_generic_plan',
                          conf.database.postgresql_plan_cache_mode)
+        self.assertEqual(1, conf.database.postgresql_prepare_threshold)
         self.assertIsNone(conf.database.connection)
         self.assertNotIn('state_dir', cfg.CONF)
 
@@ -178,6 +179,12 @@ class TestValidate(base.TestCase):
                                 validate.check_values, self.conf)
         self.assertIn('[database] sqlite_busy_timeout', str(exc))
         self.assertNotIn('LocationInfo', str(exc))
+
+    def test_prepare_threshold_below_minus_one(self):
+        self._parse('[database]\npostgresql_prepare_threshold = -2\n')
+        exc = self.assertRaises(exception.ConfigurationError,
+                                validate.check_values, self.conf)
+        self.assertIn('[database] postgresql_prepare_threshold', str(exc))
 
     def test_plan_cache_mode_outside_its_choices(self):
         # Written into a SET statement: only the listed words pass.

@@ -141,6 +141,22 @@ def _plan_cache_mode_writing(context):
     return _plan_cache_mode(context)
 
 
+@facade.reader
+def _run_probe(context, marker):
+    # The same text each time: psycopg counts runs per statement text.
+    return context.session.execute(
+        sa.text('SELECT 1 AS %s' % marker)).scalar()
+
+
+@facade.reader
+def _probe_prepared(context, marker):
+    # The marker is split so that this statement does not match itself.
+    return context.session.execute(sa.text(
+        "SELECT count(*) FROM pg_prepared_statements WHERE statement "
+        "LIKE '%%' || :head || :tail || '%%'"),
+        {'head': marker[:4], 'tail': marker[4:]}).scalar()
+
+
 class TestPostgreSQLDrivers(base.TestCase):
 
     scenarios = [('psycopg', {'driver': 'psycopg'}),
@@ -287,6 +303,32 @@ class TestPostgreSQLDrivers(base.TestCase):
             want = server if mode == 'server' or \
                 self.driver == 'psycopg2' else mode
             self.assertEqual(want, _plan_cache_mode(self.context), mode)
+
+    def _prepared_after(self, runs, marker):
+        """Whether the probe statement is prepared after each run."""
+        found = []
+        for _ in range(runs):
+            _run_probe(self.context, marker)
+            found.append(_probe_prepared(self.context, marker))
+        return found
+
+    def test_statements_are_prepared_on_their_second_run(self):
+        # psycopg's own default waits for the fifth; psycopg2 prepares
+        # nothing.
+        want = [0, 1, 1] if self.driver == 'psycopg' else [0, 0, 0]
+        self.assertEqual(want, self._prepared_after(3, 'probe_default'))
+
+    def test_the_prepare_threshold_is_an_option(self):
+        for runs, want in ((0, [1, 1]), (-1, [0, 0]), (5, [0, 0])):
+            self.useFixture(resobj_fixtures.FacadeFixture())
+            conf = self.useFixture(resobj_fixtures.ConfFixture())
+            conf.config(connection=self.url, group='database',
+                        postgresql_prepare_threshold=runs)
+            facade.configure(conf.conf)
+            if self.driver == 'psycopg2':
+                want = [0, 0]
+            self.assertEqual(want, self._prepared_after(
+                2, 'probe_runs_%d' % (runs + 1)), runs)
 
     def test_the_candidate_search_setting_does_not_outlive_it(self):
         # A pure read, and inside a transaction block (a writer) that
