@@ -248,6 +248,8 @@ IDLE_PING_SECONDS = 10.0
 
 def _on_engine_create(engine):
     if engine.dialect.name != 'sqlite':
+        # First: it leaves the pool empty, so that the connect hooks
+        # below apply to every connection, oslo.db's first one included.
         reuse_latest_connection(engine)
         ping_idle_connections(engine)
         if engine.dialect.name == 'postgresql':
@@ -304,18 +306,19 @@ def reuse_latest_connection(engine):
     requests take them in turn. Each connection has its own prepared
     statements (psycopg prepares a statement once it has run on that
     connection, see :func:`prepare_statements_from`) and its own cached
-    plans, so rotation multiplies the
-    statements PostgreSQL parses and plans again by the number of
-    connections. Last in, first out keeps the same connection hot, and
-    lets the others sit idle (SQLAlchemy's ``use_lifo``). Live, on the
-    benchmark's database after a burst of 8 clients: the unlimited
-    candidate search 18.7 -> 16.1 ms, ``limit=50`` 6.7 -> 5.2 ms.
+    plans, so rotation multiplies the statements PostgreSQL parses and
+    plans again by the number of connections. Last in, first out keeps
+    the same connection hot, and lets the others sit idle (SQLAlchemy's
+    ``use_lifo``). Live, on the benchmark's database after a burst of 8
+    clients: the unlimited candidate search 18.7 -> 16.1 ms,
+    ``limit=50`` 6.7 -> 5.2 ms. oslo.db opened a first connection to
+    test the server before resobj's hooks ran; it is closed here, so the
+    pool starts empty.
     """
     old = engine.pool
     if not isinstance(old, sa.pool.QueuePool):
+        engine.dispose()
         return
-    # Before any statement ran: oslo.db's first test connection is just
-    # closed, the setting comes with every later one.
     engine.pool = _queue_pool(old)
     old.dispose()
 
@@ -397,8 +400,10 @@ def plan_prepared_statements_once(engine, mode='force_generic_plan'):
     ``plan_cache_mode = force_generic_plan`` unless ``[database]
     postgresql_plan_cache_mode`` says otherwise; a statement not prepared
     yet on a connection (see :func:`prepare_statements_from`) is still
-    planned with its values. Live, on the benchmark's database: the limited
-    search 12.1 -> 10.8 ms, the unlimited one 35.9 -> 33.4 ms.
+    planned with its values. Live, on the benchmark's database: the
+    limited search 12.1 -> 10.8 ms, the unlimited one 35.9 -> 33.4 ms.
+    Applies to the connections opened from now on: the pool is empty
+    (see :func:`reuse_latest_connection`).
     """
     # One of the option's choices, never anything else: no quoting needed.
     statement = 'SET plan_cache_mode = %s' % mode
@@ -410,11 +415,6 @@ def plan_prepared_statements_once(engine, mode='force_generic_plan'):
         # A session setting, kept after the commit that ends the
         # transaction the SET began (a rollback would undo it).
         dbapi_connection.commit()
-
-    # oslo.db opened a first connection to test the server before this
-    # hook ran, and pooled it: close it, so that every connection starts
-    # with the setting.
-    engine.dispose()
 
 
 def prepare_statements_from(engine, runs):
@@ -431,7 +431,7 @@ def prepare_statements_from(engine, runs):
     statements do not push the repeated ones out of psycopg's cache of
     prepared statements (100 per connection). ``runs`` -1 prepares
     nothing. Applies to the connections opened from now on: the pool is
-    fresh (see :func:`reuse_latest_connection`).
+    empty (see :func:`reuse_latest_connection`).
     """
     threshold = None if runs < 0 else runs
 
@@ -495,11 +495,11 @@ def _pool_sqlite_connections(engine):
     new connection, ran the connect-time PRAGMAs and event set-up, and
     closed it again -- about a third of a small request's time. A queue
     pool keeps them, last in, first out, as on the other databases (see
-    :func:`reuse_latest_connection`: each connection has its own cache of
-    compiled statements). SQLite connections may pass between threads one at
-    a time (SQLAlchemy's pysqlite dialect turns check_same_thread off for
-    file databases), and the old pool's dispatch carries oslo.db's and
-    resobj's connect events over to the new pool.
+    :func:`reuse_latest_connection`: each connection has its own cache
+    of compiled statements). SQLite connections may pass between threads
+    one at a time (SQLAlchemy's pysqlite dialect turns check_same_thread
+    off for file databases), and the old pool's dispatch carries
+    oslo.db's and resobj's connect events over to the new pool.
 
     Without oslo.db's pre-ping: a file database has no server that could
     have dropped a pooled connection, and the ``SELECT 1`` at every
