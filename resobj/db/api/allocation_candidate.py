@@ -13,10 +13,12 @@ statements, whatever the number of providers or candidates:
    already filtered by the group's aggregates, tree and per-provider
    traits and by their root's traits (``root_required``), with their
    root, capacity, usage and max_unit, one row per provider and group:
-   on SQLite one pass per provider, elsewhere one UNION ALL branch per
-   pair, merged. On SQLite and PostgreSQL each row also has the
-   provider's uuid and, for a root without children, its number of
-   inventories and traits (see ``candidate_sql.candidate_rows``);
+   on SQLite one pass per provider; elsewhere one pass over the
+   inventories per group for the whole cloud, and in a window one
+   UNION ALL branch per pair, merged. On SQLite and PostgreSQL each row
+   also has the provider's uuid and, for a root without children, its
+   number of inventories and traits (see
+   ``candidate_sql.candidate_rows``);
 4. when a group may spread over providers and requires traits, which of
    the candidate providers have them;
 5. once the requests are chosen, the summaries of the trees they use:
