@@ -9,6 +9,7 @@ from resobj.api import app
 from resobj import conf as resobj_conf
 from resobj.conf import validate
 from resobj import context as resobj_context
+from resobj.db.api import allocation_candidate as allocation_candidate_db
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
@@ -99,12 +100,17 @@ def settle_gc():
 def before_serving():
     """Ready a loaded application for serving, here or in forked workers.
 
-    Loading synced the schema over pooled connections. Workers forked
-    from this process (resobj-api's, or those of a server that loads the
-    application before forking: gunicorn --preload, uWSGI without
-    lazy-apps) would otherwise share them, two processes talking over one
-    socket; closed here, each worker opens its own. Then the collector is
-    settled (:func:`settle_gc`).
+    First the usual allocation candidate searches' statements are
+    compiled (see ``allocation_candidate.warm_statements``), so that no
+    request waits for that; workers forked from this process inherit
+    them. Loading synced the schema over pooled connections. Workers
+    forked from this process (resobj-api's, or those of a server that
+    loads the application before forking: gunicorn --preload, uWSGI
+    without lazy-apps) would otherwise share them, two processes talking
+    over one socket; closed here, each worker opens its own. Then the
+    collector is settled (:func:`settle_gc`).
     """
+    allocation_candidate_db.warm_statements(
+        resobj_context.get_admin_context())
     facade.dispose()
     settle_gc()

@@ -98,21 +98,24 @@ def _id_set(context, ids):
     return style, csql.id_value(style, ids)
 
 
-def _anchor_roots(context, request, after, count):
-    """The first ``count`` candidate root ids above ``after``."""
+def _anchor_statement(request, after, count):
+    """(statement, values) of the first ``count`` roots above ``after``."""
     served_roots = set().union(*request.served.values())
     values = dict(request.params, after=after, count=count)
     if served_roots:
         values['served_roots'] = sorted(served_roots)
+    return csql.anchor_roots(request.shape, bool(served_roots),
+                             request.blind, request.root_filter), values
+
+
+def _anchor_roots(context, request, after, count):
+    """The first ``count`` candidate root ids above ``after``."""
     return utils.execute(
-        context,
-        csql.anchor_roots(request.shape, bool(served_roots), request.blind,
-                          request.root_filter),
-        values).scalars().all()
+        context, *_anchor_statement(request, after, count)).scalars().all()
 
 
-def _candidate_rows(context, request, roots=None):
-    """The rows of :func:`candidate_sql.candidate_rows`, in batches.
+def _rows_statement(request, roots=None):
+    """(statement, values) of :func:`candidate_sql.candidate_rows`.
 
     ``roots``: only those trees' providers and the sharing providers.
     """
@@ -131,9 +134,17 @@ def _candidate_rows(context, request, roots=None):
     # The rows describe the roots without children on PostgreSQL too
     # (see candidate_sql.candidate_rows), as every search's do on
     # SQLite; MySQL's trees are summarised by their own statements.
-    statement = csql.candidate_rows(
+    return csql.candidate_rows(
         request.shape, windowed, sharing, request.blind,
-        request.root_filter, lone=request.dialect == 'postgresql')
+        request.root_filter, lone=request.dialect == 'postgresql'), values
+
+
+def _candidate_rows(context, request, roots=None):
+    """The rows of :func:`candidate_sql.candidate_rows`, in batches.
+
+    ``roots``: only those trees' providers and the sharing providers.
+    """
+    statement, values = _rows_statement(request, roots)
     if roots is None and request.dialect == 'postgresql':
         # The whole cloud's search reads every inventory of the classes,
         # where hash joins are always right. PostgreSQL cannot estimate
@@ -430,3 +441,55 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         summaries = {uuid: summary for uuid, summary in summaries.items()
                      if uuid in used}
     return {'allocation_requests': found, 'provider_summaries': summaries}
+
+
+# The searches whose statements warm_statements compiles: one unsuffixed
+# group of one to MAX_WARM_CLASSES classes (VCPU, MEMORY_MB and DISK_GB
+# for a flavor, one more for a GPU or PCPUs), without or with forbidden
+# traits (nova asks for !COMPUTE_STATUS_DISABLED); each with and without
+# a limit, and with and without sharing providers in the cloud.
+MAX_WARM_CLASSES = 4
+
+
+def _usual_requests(context):
+    """_Requests of the usual shapes, with made-up ids and values."""
+    for classes in range(1, MAX_WARM_CLASSES + 1):
+        for forbidden in ((), ('forbidden',)):
+            group = {'suffix': '', 'required_traits': [],
+                     'forbidden_traits': frozenset(forbidden),
+                     'member_of': [], 'forbidden_aggs': frozenset(),
+                     'in_tree': None, 'use_same_provider': False,
+                     'rc_amounts': {rc_id: 1 for rc_id in range(classes)}}
+            names = {rc_id: str(rc_id) for rc_id in range(classes)}
+            for served in ({}, {1: {1}}):
+                yield _Request(context, [group], {'forbidden': 1}, {},
+                               names, served)
+
+
+@facade.reader
+def warm_statements(context):
+    """Build and compile the usual searches' statements, running none.
+
+    The first search of a shape in a process builds its statements and
+    has SQLAlchemy compile them: 10-25 ms, more than the search itself
+    on a small cloud. Called before a service serves (and, for
+    resobj-api, before it forks its workers, which inherit the cache),
+    so that no request of a usual shape (see MAX_WARM_CLASSES) pays it.
+    Returns the number of statements compiled (0 if the engine caches
+    none).
+    """
+    statements = [(csql.names_and_sharing(),
+                   {'classes': (), 'traits': (), 'sharing_trait': ''})]
+    for request in _usual_requests(context):
+        statements += [_rows_statement(request),
+                       _rows_statement(request, roots=[1]),
+                       _anchor_statement(request, 0, 1)]
+    style, roots = _id_set(context, [1])
+    statements += [(csql.summary_providers(style), {'roots': roots}),
+                   (csql.summary_inventories(style), {'ids': roots})]
+    if not csql.summary_has_traits(style):
+        statements.append((csql.summary_traits(style), {'roots': roots}))
+    compiled = 0
+    for statement, values in statements:
+        compiled += utils.compile_into_cache(context, statement, values)
+    return compiled

@@ -8,6 +8,7 @@ import functools
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy.sql import compiler
 
 from resobj.db.models import base
 
@@ -22,6 +23,32 @@ def execute(context, statement, params=None):
     objects to a session.
     """
     return context.session.connection().execute(statement, params)
+
+
+def compile_into_cache(context, statement, params):
+    """Compile ``statement`` as executing it with ``params`` would.
+
+    Into the engine's compiled cache, under the key an execution with
+    parameters named as ``params`` looks up, without running it: the
+    first execution then finds its SQL ready. Mirrors
+    ``Connection._execute_clauseelement`` of SQLAlchemy 2.0 and 2.1
+    through ``_compile_w_cache``, a private method; a test checks that
+    a compiled statement is found by the next execution. Returns False
+    when the connection caches nothing.
+    """
+    connection = context.session.connection()
+    options = dict(statement.get_execution_options())
+    options.update(connection.get_execution_options())
+    cache = options.get('compiled_cache', connection.engine._compiled_cache)
+    if cache is None:
+        return False
+    dialect = connection.dialect
+    statement._compile_w_cache(
+        dialect=dialect, compiled_cache=cache, column_keys=sorted(params),
+        for_executemany=False,
+        schema_translate_map=options.get('schema_translate_map'),
+        linting=dialect.compiler_linting | compiler.WARN_LINTING)
+    return True
 
 
 def filter_deleted(context, table, stmt):

@@ -659,6 +659,75 @@ class TestStatementCount(CandidateTestCase):
                              summaries, limit)
 
 
+class TestWarmStatements(CandidateTestCase):
+    """warm_statements compiles what the usual searches run."""
+
+    def setUp(self):
+        super().setUp()
+        for n in range(3):
+            cn = self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768,
+                           DISK_GB=1000, PCPU=8)
+            cn.set_aggregates([AGG1])
+        cn.set_traits([DISABLED])
+
+    def misses(self, *groups, **kwargs):
+        """The queries of a search that SQLAlchemy had to compile."""
+        compiled = []
+
+        def record(conn, cursor, statement, parameters, context,
+                   executemany):
+            if statement.lstrip().upper().startswith(('SELECT', 'WITH')) \
+                    and context.cache_hit != context.dialect.CACHE_HIT:
+                compiled.append(statement)
+
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        try:
+            found = self.get(*groups, **kwargs)
+        finally:
+            sa.event.remove(self.engine, 'before_cursor_execute', record)
+        self.assertTrue(found.allocation_requests)
+        return compiled
+
+    def usual_searches(self):
+        flavor = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
+        return [
+            ([group(resources=flavor)], {}),
+            ([group(resources=flavor)], {'limit': 2}),
+            ([group(resources={'VCPU': 1})], {}),
+            ([group(resources=dict(flavor, PCPU=2),
+                    forbidden_traits={DISABLED})], {'limit': 1}),
+            ([group(resources=dict(flavor, PCPU=2),
+                    forbidden_traits={DISABLED})], {}),
+        ]
+
+    def test_usual_searches_compile_nothing_once_warmed(self):
+        from resobj.db.api import allocation_candidate as ac_db
+        for with_pool in (False, True):
+            if with_pool:
+                # A sharing provider: the statements that serve its
+                # trees are other ones.
+                pool = self.make('pool', DISK_GB=100000)
+                pool.set_traits([SHARING])
+                pool.set_aggregates([AGG1])
+            for groups, kwargs in self.usual_searches():
+                # What the search compiles in a process that has not run
+                # it: the check below can tell.
+                self.engine._compiled_cache.clear()
+                csql.candidate_rows.cache_clear()
+                self.assertNotEqual([], self.misses(*groups, **kwargs))
+                self.engine._compiled_cache.clear()
+                self.assertGreater(ac_db.warm_statements(self.context), 0)
+                self.assertEqual([], self.misses(*groups, **kwargs),
+                                 (with_pool, groups, kwargs))
+
+    def test_other_shapes_still_work_after_warming(self):
+        from resobj.db.api import allocation_candidate as ac_db
+        ac_db.warm_statements(self.context)
+        found = self.get(group(resources={'VCPU': 2}, member_of=[{AGG1}],
+                               required_traits=[{DISABLED}]))
+        self.assertEqual(['cn-2'], self.summary_names(found))
+
+
 def _inline(cursor, statement, parameters):
     """``statement`` with its values written in, for EXPLAIN.
 
