@@ -269,15 +269,9 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     number of inventories (else NULL). Without ``lone`` only the
     inventories of the group's classes are read.
     """
-    rp, inv, alloc = sql.RP, sql.INV, sql.ALLOC
+    rp, inv = sql.RP, sql.INV
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
-    usage = (sa.select(alloc.c.resource_provider_id,
-                       alloc.c.resource_class_id,
-                       sa.func.sum(alloc.c.used).label('used'))
-             .where(alloc.c.resource_class_id.in_(rc_ids))
-             .group_by(alloc.c.resource_provider_id,
-                       alloc.c.resource_class_id)
-             .subquery('usage_%d' % i))
+    usage = sql.usage_by_class(rc_ids, 'usage_%d' % i)
     used = sa.func.coalesce(usage.c.used, 0)
     source = inv.join(rp, rp.c.id == inv.c.resource_provider_id).outerjoin(
         usage, sa.and_(

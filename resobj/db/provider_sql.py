@@ -107,6 +107,22 @@ def class_usage(rc_id):
         ALLOC.c.resource_provider_id).subquery('usage')
 
 
+def usage_by_class(rc_ids=None, name=None):
+    """Subquery (resource_provider_id, resource_class_id, used).
+
+    Each provider's usage of each class, one grouped SUM; ``rc_ids``
+    (ids or bound parameters): only those classes. ``name``: the
+    subquery's, if it needs one.
+    """
+    select = sa.select(
+        ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id,
+        sa.func.sum(ALLOC.c.used).label('used'))
+    if rc_ids is not None:
+        select = select.where(ALLOC.c.resource_class_id.in_(rc_ids))
+    return select.group_by(ALLOC.c.resource_provider_id,
+                           ALLOC.c.resource_class_id).subquery(name)
+
+
 def used_of(rc_id, provider_id=INV.c.resource_provider_id):
     """Correlated scalar subquery: what a provider has of ``rc_id``.
 

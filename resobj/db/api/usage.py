@@ -238,11 +238,7 @@ def capacity_report(context):
     the uuids a sharing provider serves, ``shared_from`` the sharing
     providers a provider can draw from; neither changes any figure.
     """
-    usage = (
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id).subquery())
+    usage = sql.usage_by_class()
     inventories = (
         sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                   _RC.c.name, _INV.c.total, _INV.c.reserved,
