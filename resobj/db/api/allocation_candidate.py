@@ -14,8 +14,10 @@ statements, whatever the number of providers or candidates:
    traits and by their root's traits (``root_required``), with their
    root, capacity, usage and max_unit, one row per provider and group:
    on SQLite one pass per provider; elsewhere one pass over the
-   inventories per group for the whole cloud, and in a window one
-   UNION ALL branch per pair, merged. On SQLite and PostgreSQL each row
+   inventories per group for the whole cloud, in a window on
+   PostgreSQL (without sharing providers) one pass over the window's
+   inventories per group, and in other windows one UNION ALL branch per
+   pair, merged. On SQLite and PostgreSQL each row
    also has the provider's uuid and, for a root without children, its
    number of inventories and traits (see
    ``candidate_sql.candidate_rows``);
