@@ -45,7 +45,7 @@ class Search:
         self.root = {}
         # The roots of the providers the returned requests use.
         self.used_roots = set()
-        # {rp_id: {class name: (capacity, used)}}: the summaries take
+        # {rp_id: {class name: {'capacity', 'used'}}}: the summaries take
         # these dicts as they are, with no second read or copy.
         self.known = {}
         # {(rp_id, rc_id): max_unit}, kept only when several groups may
@@ -102,7 +102,8 @@ class Search:
                 capacity = row[first]
                 if capacity is None:
                     continue
-                classes[name] = (capacity, row[first + 1])
+                classes[name] = {'capacity': capacity,
+                                 'used': row[first + 1]}
                 if by_itself:
                     continue
                 if keep_max_unit:
@@ -207,8 +208,8 @@ class Search:
             # Several groups on one (provider, class): each fitted alone,
             # so check the sum.
             for (rp, rc_id), amount in totals.items():
-                capacity, used = self.known[rp][self.names[rc_id]]
-                if used + amount > capacity or \
+                figures = self.known[rp][self.names[rc_id]]
+                if figures['used'] + amount > figures['capacity'] or \
                         amount > self.max_unit[rp, rc_id]:
                     return None
             items = tuple((rp, rc_id, amount)

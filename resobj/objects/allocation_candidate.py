@@ -110,7 +110,8 @@ class AllocationRequest:
     ``allocations``: {rp_uuid: {rc_name: amount}}, providers by uuid and
     each one's classes by name; the amounts of several groups on one
     provider and class are summed. ``mappings``: {group suffix:
-    [rp_uuid]} (the providers each group used).
+    [rp_uuid]} (the providers each group used). The requests that one
+    provider takes whole share one {rc_name: amount} dict: read-only.
     """
 
     __slots__ = ('allocations', 'mappings')
@@ -134,9 +135,10 @@ class AllocationRequest:
 class ProviderSummary:
     """A provider that appears in the candidates, or shares their tree.
 
-    ``resources``: {rc_name: (capacity, used)} for
-    every class the provider has inventory of (placement 1.27+; older
-    microversions show the requested classes only), where capacity is
+    ``resources``: {rc_name: {'capacity': capacity, 'used': used}} (the
+    shape of placement's provider_summaries) for every class the
+    provider has inventory of (placement 1.27+; older microversions
+    show the requested classes only), where capacity is
     int((total - reserved) * allocation_ratio). ``traits``: names, sorted.
     """
 

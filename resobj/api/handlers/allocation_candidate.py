@@ -89,6 +89,9 @@ def _format(version, candidates, requested):
     with_mappings = version >= (1, 34)
     requests = []
     append = requests.append
+    # The requests where one provider takes everything share one dict of
+    # resources (see the DB API's get_candidates), and so one wrapper.
+    wrapped = {}
     for request in candidates.allocation_requests:
         allocations = request.allocations
         if not by_provider:
@@ -98,7 +101,10 @@ def _format(version, candidates, requested):
         elif len(allocations) == 1:
             # One provider takes the request, the usual case.
             (rp, resources), = allocations.items()
-            allocations = {rp: {'resources': resources}}
+            wrapper = wrapped.get(id(resources))
+            if wrapper is None or wrapper['resources'] is not resources:
+                wrapper = wrapped[id(resources)] = {'resources': resources}
+            allocations = {rp: wrapper}
         else:
             allocations = {rp: {'resources': resources}
                            for rp, resources in allocations.items()}
@@ -112,10 +118,10 @@ def _format(version, candidates, requested):
     with_tree = version >= (1, 29)
     summaries = {}
     for uuid, summary in candidates.provider_summaries.items():
-        resources = {}
-        for rc, (capacity, used) in summary.resources.items():
-            if every_class or rc in requested:
-                resources[rc] = {'capacity': capacity, 'used': used}
+        resources = summary.resources
+        if not every_class:
+            resources = {rc: figures for rc, figures in resources.items()
+                         if rc in requested}
         if with_tree:
             summaries[uuid] = {
                 'resources': resources, 'traits': summary.traits,

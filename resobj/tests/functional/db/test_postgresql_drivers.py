@@ -226,7 +226,8 @@ class TestPostgreSQLDrivers(base.TestCase):
                 [{cn2.uuid: {'VCPU': 2, 'MEMORY_MB': 1024}}],
                 [r.allocations for r in found.allocation_requests])
             self.assertEqual(
-                {cn2.uuid: {'VCPU': (4, 0), 'MEMORY_MB': (2048, 0)}},
+                {cn2.uuid: {'VCPU': {'capacity': 4, 'used': 0},
+                            'MEMORY_MB': {'capacity': 2048, 'used': 0}}},
                 {uuid: s.resources
                  for uuid, s in found.provider_summaries.items()})
         # What psycopg is recommended for: the claims' statements were

@@ -52,6 +52,11 @@ class CandidateTestCase(pf.ProviderTestCase):
         return sorted(self.names[uuid] for uuid in found.provider_summaries)
 
 
+def figures(resources):
+    """A summary's {class: {capacity, used}} as {class: (capacity, used)}."""
+    return {rc: (f['capacity'], f['used']) for rc, f in resources.items()}
+
+
 def group(suffix='', **kwargs):
     return ac_obj.RequestGroup(suffix=suffix, **kwargs)
 
@@ -71,9 +76,8 @@ class TestSingleProvider(CandidateTestCase):
                          self.requests(group(resources={'VCPU': 5})))
         self.assertEqual([], self.requests(group(resources={'VCPU': 6})))
         found = self.get(group(resources={'VCPU': 1}))
-        self.assertEqual((12, 7),
-                         tuple(found.provider_summaries[cn.uuid]
-                               .resources['VCPU']))
+        self.assertEqual({'capacity': 12, 'used': 7},
+                         found.provider_summaries[cn.uuid].resources['VCPU'])
 
     def test_min_max_and_step(self):
         cn = self.make('cn')
@@ -123,7 +127,7 @@ class TestSingleProvider(CandidateTestCase):
         self.assertEqual(['first', 'last'], self.summary_names(found))
         summary = found.provider_summaries[first.uuid]
         self.assertEqual({'VCPU': (8, 0), 'MEMORY_MB': (4096, 0),
-                          'DISK_GB': (100, 0)}, summary.resources)
+                          'DISK_GB': (100, 0)}, figures(summary.resources))
         self.assertEqual(first.uuid, summary.root_provider_uuid)
         self.assertIsNone(summary.parent_provider_uuid)
         self.assertEqual([], summary.traits)
@@ -292,8 +296,8 @@ class TestSharingProviders(CandidateTestCase):
         self.assertEqual(['cn0', 'cn1', 'cn2', 'pool'],
                          self.summary_names(found))
         # The pool counts once, with its own figures.
-        self.assertEqual({'DISK_GB': (10000, 400)},
-                         found.provider_summaries[self.pool.uuid].resources)
+        self.assertEqual({'DISK_GB': (10000, 400)}, figures(
+            found.provider_summaries[self.pool.uuid].resources))
         self.assertEqual(
             sorted([self.cns[0].uuid, self.pool.uuid]),
             sorted(found.allocation_requests[0].mappings['']))
@@ -607,7 +611,7 @@ class TestStatementCount(CandidateTestCase):
         with resobj_fixtures.StatementCounter(self.engine) as counter:
             found = self.get(request)
         self.assertEqual(3, len(found.allocation_requests))
-        summaries = {self.names[uuid]: dict(s.resources)
+        summaries = {self.names[uuid]: figures(s.resources)
                      for uuid, s in found.provider_summaries.items()}
         for n in range(3):
             self.assertEqual(
@@ -642,7 +646,7 @@ class TestStatementCount(CandidateTestCase):
             found = self.get(request, limit=limit)
             summaries = {
                 self.names[uuid]: (
-                    dict(s.resources), s.traits,
+                    figures(s.resources), s.traits,
                     self.names.get(s.parent_provider_uuid),
                     self.names[s.root_provider_uuid])
                 for uuid, s in found.provider_summaries.items()}
