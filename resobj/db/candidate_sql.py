@@ -249,6 +249,39 @@ def _with_room(i, n, clauses, *columns):
             .where(sql.room_for(rc_id, amount, used, few=True), *clauses))
 
 
+def _pivot_slots(i, width, rc_ids, keep_max_unit, rc_id, used, min_unit,
+                 max_unit, step_size, usable, capacity):
+    """Group ``i``'s class slots over inventory rows grouped by provider.
+
+    ``rc_ids``: the group's class parameters, one slot each, padded with
+    empty slots to ``width``; the other arguments are the columns of an
+    inventory row (``used``: its provider's usage of its class). Each
+    slot takes the MAX over the provider's rows of a CASE on its class:
+    the capacity where the amount fits (else NULL), the usage whether
+    it fits or not (the search reads it only where the capacity is),
+    and max_unit where it fits (``keep_max_unit``). Returns (columns,
+    the capacity aggregates, for the HAVING test).
+    """
+    columns, capacities = [], []
+    for n in range(width):
+        if n >= len(rc_ids):
+            columns += _empty_slot(n)
+            continue
+        room = sa.and_(rc_id == rc_ids[n], sql.fits(
+            _int('amount_%d_%d' % (i, n)), used, min_unit, max_unit,
+            step_size, usable))
+        fitting = sa.func.max(sa.case((room, capacity)))
+        capacities.append(fitting)
+        columns += [
+            fitting.label('capacity_%d' % n),
+            sa.func.max(sa.case((rc_id == rc_ids[n],
+                                 sa.cast(used, sa.BigInteger))))
+            .label('used_%d' % n),
+            sa.func.max(sa.case((room, max_unit))).label('max_unit_%d' % n)
+            if keep_max_unit else _none('max_unit_%d' % n, sa.Integer)]
+    return columns, capacities
+
+
 def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     """Group ``i``'s providers with room for any class, whole cloud.
 
@@ -280,28 +313,12 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     where = list(clauses)
     if not lone:
         where.append(inv.c.resource_class_id.in_(rc_ids))
+    slots, capacities = _pivot_slots(
+        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id, used,
+        inv.c.min_unit, inv.c.max_unit, inv.c.step_size, sql.usable(),
+        sql.capacity())
     columns = [sa.literal_column(str(i)).label('grp'), rp.c.id,
-               rp.c.root_provider_id]
-    capacities = []
-    for n in range(width):
-        if n >= classes:
-            columns += _empty_slot(n)
-            continue
-        room = sa.and_(inv.c.resource_class_id == rc_ids[n], sql.fits(
-            _int('amount_%d_%d' % (i, n)), used, inv.c.min_unit,
-            inv.c.max_unit, inv.c.step_size, sql.usable()))
-        capacity = sa.func.max(sa.case((room, sql.capacity())))
-        capacities.append(capacity)
-        # The usage with or without room: the search reads it only
-        # where the capacity is there.
-        columns += [
-            capacity.label('capacity_%d' % n),
-            sa.func.max(sa.case((inv.c.resource_class_id == rc_ids[n],
-                                 sa.cast(used, sa.BigInteger))))
-            .label('used_%d' % n),
-            sa.func.max(sa.case((room, inv.c.max_unit)))
-            .label('max_unit_%d' % n) if keep_max_unit
-            else _none('max_unit_%d' % n, sa.Integer)]
+               rp.c.root_provider_id, *slots]
     # Grouped by the primary key, the other columns follow from it
     # (PostgreSQL drops them from the key); named for MySQL and MariaDB.
     keys = [rp.c.id, rp.c.root_provider_id]
@@ -381,27 +398,11 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit):
                inv, inv.c.resource_provider_id == rp.c.id))
            .where(inv.c.resource_class_id.in_(rc_ids), *clauses)
            .offset(0).subquery('few_%d' % i)).c
-    columns = [sa.literal_column(str(i)).label('grp'), row.id,
-               row.root_provider_id]
-    capacities = []
-    for n in range(width):
-        if n >= classes:
-            columns += _empty_slot(n)
-            continue
-        room = sa.and_(row.resource_class_id == rc_ids[n], sql.fits(
-            _int('amount_%d_%d' % (i, n)), row.used, row.min_unit,
-            row.max_unit, row.step_size, row.usable))
-        capacity = sa.func.max(sa.case((room, row.capacity)))
-        capacities.append(capacity)
-        columns += [
-            capacity.label('capacity_%d' % n),
-            sa.func.max(sa.case((row.resource_class_id == rc_ids[n],
-                                 sa.cast(row.used, sa.BigInteger))))
-            .label('used_%d' % n),
-            sa.func.max(sa.case((room, row.max_unit)))
-            .label('max_unit_%d' % n) if keep_max_unit
-            else _none('max_unit_%d' % n, sa.Integer)]
-    return (sa.select(*columns)
+    slots, capacities = _pivot_slots(
+        i, width, rc_ids, keep_max_unit, row.resource_class_id, row.used,
+        row.min_unit, row.max_unit, row.step_size, row.usable, row.capacity)
+    return (sa.select(sa.literal_column(str(i)).label('grp'), row.id,
+                      row.root_provider_id, *slots)
             .group_by(row.id, row.root_provider_id)
             .having(sa.or_(*(c.is_not(None) for c in capacities))))
 
