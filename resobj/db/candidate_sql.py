@@ -332,25 +332,18 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
                 *(capacity.is_not(None) for capacity in capacities))))
 
 
-def _few_with_room(i, n, clauses, width, keep_max_unit, window_table):
+def _few_with_room(i, n, clauses, width, keep_max_unit):
     """The rows of :func:`_with_room` for a few providers (a window).
 
     Each provider's usage is looked up once: the inner query reads it
     with the inventory (behind OFFSET 0, which keeps it from being
     merged into the outer query), the outer one tests the room. Written
     in both the test and the column, PostgreSQL ran the lookup twice
-    per row. ``window_table``: the providers come from the roots
-    ``:roots`` (an array, see :func:`_id_table`) through the root index;
-    tested on every provider instead, PostgreSQL hashed the window and
-    read the whole table for it, half of the statement's time.
+    per row. The clauses name the window (see :func:`candidate_rows`).
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
     source = inv.join(rp, rp.c.id == inv.c.resource_provider_id)
-    if window_table:
-        roots = _id_table('roots', 'array')
-        source = roots.join(rp, rp.c.root_provider_id == roots.c.value).join(
-            inv, inv.c.resource_provider_id == rp.c.id)
     row = (sa.select(rp.c.id, rp.c.root_provider_id, inv.c.min_unit,
                      inv.c.max_unit, inv.c.step_size,
                      sql.usable().label('usable'),
@@ -369,11 +362,11 @@ def _few_with_room(i, n, clauses, width, keep_max_unit, window_table):
                      *_slots(width, n, slot)).where(room)
 
 
-def _window_pivot(i, classes, width, clauses, keep_max_unit):
+def _window_pivot(i, classes, width, clauses, keep_max_unit, roots):
     """Group ``i``'s providers with room, one row each, in a window.
 
-    The window's trees come from the roots ``:roots`` (an array, see
-    :func:`_id_table`), as in :func:`_few_with_room`, but in one pass:
+    The window's trees come from ``roots`` (a selectable of root ids,
+    its first column), through the root index, in one pass:
     the inner query reads each provider's inventories of the group's
     classes, each with its usage (one index lookup per inventory, behind
     OFFSET 0 so that it is not computed again in every CASE); the outer
@@ -386,7 +379,7 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit):
     """
     rp, inv = sql.RP, sql.INV
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
-    roots = _id_table('roots', 'array')
+    root_id = list(roots.c)[0]
     row = (sa.select(rp.c.id, rp.c.root_provider_id,
                      inv.c.resource_class_id, inv.c.min_unit,
                      inv.c.max_unit, inv.c.step_size,
@@ -394,7 +387,7 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit):
                      sql.capacity().label('capacity'),
                      sql.used_of(inv.c.resource_class_id).label('used'))
            .select_from(roots.join(
-               rp, rp.c.root_provider_id == roots.c.value).join(
+               rp, rp.c.root_provider_id == root_id).join(
                inv, inv.c.resource_provider_id == rp.c.id))
            .where(inv.c.resource_class_id.in_(rc_ids), *clauses)
            .offset(0).subquery('few_%d' % i)).c
@@ -600,16 +593,19 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
     a root without children its number of inventories (else NULL), and
     for a root its trait names joined by commas (NULL if none);
     elsewhere, for the whole cloud, one pass over the inventories per
-    group (:func:`_pivot_with_room`); in a window of roots bound as an
-    array (PostgreSQL) without sharing providers, one pass over the
-    window's inventories per group (:func:`_window_pivot`); in other
-    windows one statement per (group, class), whose rows fill one slot,
-    merged into one row per (group, provider) when there are several
-    classes. ``windowed``
-    (False or how ``:roots`` is bound, see :func:`id_style`; 'json' is
-    not taken here): only providers of the trees ``:roots`` and (with
-    ``sharing``) the sharing providers ``:sharing_ids``, which may serve
-    them.
+    group (:func:`_pivot_with_room`); in an ``'anchored'`` window, one
+    pass over the window's inventories per group
+    (:func:`_window_pivot`); in other windows one statement per (group,
+    class), whose rows fill one slot, merged into one row per (group,
+    provider) when there are several classes. ``windowed``: False, or
+    only providers of the trees of a window of roots. ``'anchored'``
+    (PostgreSQL, not ``sharing``): the window is
+    :func:`anchor_roots`' first ``:count`` roots above ``:after``,
+    found by the same statement, so that every root of the window has a
+    row (the one with room for the first class) and the rows name them
+    all; otherwise how ``:roots`` is bound (see :func:`id_style`; 'json'
+    is not taken here), and (with ``sharing``) the sharing providers
+    ``:sharing_ids``, which may serve them.
     ``root_filter`` (see :func:`root_shape`): outside a window (whose
     roots passed it already), only providers whose root passes
     ``root_required`` and (with ``sharing``) the sharing providers
@@ -629,12 +625,15 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
             root_ok = sa.or_(root_ok, sql.RP.c.id.in_(_list('sharing_ids')))
     keep_max_unit = len(request_shape) > 1
     width = max(group_shape[0] for group_shape in request_shape)
+    # The window's trees joined from its roots (see _window_pivot), or
+    # tested on each provider.
+    window_table = None
+    if windowed == 'anchored':
+        window_table = anchor_roots(request_shape, root_filter=root_filter
+                                    ).subquery('window')
     for i, group_shape in enumerate(request_shape):
         clauses = _group_clauses(i, group_shape)
-        # The window's trees joined from its roots (a table of ids; see
-        # _few_with_room), or tested on each provider.
-        window_table = windowed == 'array' and not sharing
-        if windowed and not window_table:
+        if windowed and window_table is None:
             window = _in_ids(sql.RP.c.root_provider_id, 'roots', windowed)
             clauses.append(sa.or_(window, sql.RP.c.id.in_(
                 _list('sharing_ids'))) if sharing else window)
@@ -648,15 +647,15 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
             selects.append(_pivot_with_room(i, group_shape[0], width,
                                             clauses, keep_max_unit, lone))
             continue
-        if window_table:
+        if window_table is not None:
             selects.append(_window_pivot(i, group_shape[0], width, clauses,
-                                         keep_max_unit))
+                                         keep_max_unit, window_table))
             continue
         for n in range(group_shape[0]):
             selects.append(_few_with_room(i, n, clauses, width,
-                                          keep_max_unit, window_table))
+                                          keep_max_unit))
     rows = selects[0] if len(selects) == 1 else sa.union_all(*selects)
-    if windowed and not blind and not window_table and width > 1:
+    if windowed and not blind and window_table is None and width > 1:
         # One row per (group, provider), as the whole cloud's: each
         # branch fills one slot and leaves the others NULL, so MAX
         # merges them. The database merges a few hundred rows faster

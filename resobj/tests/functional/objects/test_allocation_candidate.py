@@ -597,6 +597,34 @@ class TestStatementCount(CandidateTestCase):
         self.assertEqual(len(small), len(self.count()))
         self.assertEqual(len(small_limited), len(self.count(limit=3)))
 
+    def test_a_window_without_sharing_is_found_with_its_rows(self):
+        # Without sharing providers PostgreSQL finds a window's roots in
+        # the statement that reads their rows, and the rows name them
+        # all. The search widens its window on them as before: a spread
+        # group's traits are checked after the roots are picked, so the
+        # first window gives too few requests, and the second the rest.
+        for n in range(8):
+            cn = self.make('cn-%d' % n, VCPU=4, MEMORY_MB=4096)
+            if n in (2, 5, 6):
+                cn.set_traits([AVX2])
+        request = group(resources={'VCPU': 1, 'MEMORY_MB': 1024},
+                        required_traits=[{AVX2}])
+        everything = self.requests(request)
+        self.assertEqual(['cn-2', 'cn-5', 'cn-6'],
+                         [r[0][0] for r in everything])
+        # Names; per window (two here) its roots, its rows and the spread
+        # group's traits, the first two one statement on PostgreSQL;
+        # MySQL then reads the summaries' providers and traits.
+        expected = {'postgresql': 1 + 2 * 2, 'sqlite': 1 + 2 * 3}.get(
+            self.engine.dialect.name, 1 + 2 * 3 + 2)
+        for limit in (1, 2, 3, 4):
+            with resobj_fixtures.StatementCounter(self.engine) as counter:
+                self.assertEqual(everything[:limit],
+                                 self.requests(request, limit=limit))
+            queries = [s for s in counter.statements
+                       if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+            self.assertEqual(expected, len(queries), queries)
+
     def test_summaries_read_again_only_what_the_search_did_not(self):
         # The candidate rows hold the requested classes of the providers
         # with room; a summarised provider with other inventory (the
@@ -745,23 +773,34 @@ def _inline(cursor, statement, parameters):
         statement, parameters)
 
 
+def _plan_nodes(node):
+    """``node`` (of an EXPLAIN in JSON) and every node under it."""
+    nodes = [node]
+    for child in node.get('Plans', ()):
+        nodes += _plan_nodes(child)
+    return nodes
+
+
 class TestFirstRootsPlan(CandidateTestCase):
     """PostgreSQL's plans for a limited search, with and without statistics.
 
-    With ``limit``, the first statement walks roots in id order and tests
-    each with one EXISTS per class, so that it stops after ``limit``
-    roots. Once the tables have statistics, PostgreSQL used to pull
-    those tests up into semi-joins computed over every provider at once.
-    The second statement reads those roots' trees only; before the
-    tables had statistics, PostgreSQL read every inventory of each class
-    instead, with its usage, and kept the window's.
+    With ``limit``, the search walks roots in id order and tests each
+    with one EXISTS per class, so that it stops after ``limit`` roots.
+    Once the tables have statistics, PostgreSQL used to pull those tests
+    up into semi-joins computed over every provider at once. The same
+    statement then reads those roots' trees only; before the tables had
+    statistics, PostgreSQL read every inventory of each class instead,
+    with its usage, and kept the window's.
     """
 
     scenarios = [s for s in CandidateTestCase.scenarios
                  if s[0] == 'postgresql']
 
     def plan_nodes(self, marker, **request):
-        """Every node of the plan of the one statement with ``marker``."""
+        """Every node of the plan of the one statement with ``marker``.
+
+        Its first node is the plan's root.
+        """
         sent = []
 
         def record(conn, cursor, statement, parameters, context, many):
@@ -778,14 +817,7 @@ class TestFirstRootsPlan(CandidateTestCase):
             plan = conn.exec_driver_sql(
                 'EXPLAIN (FORMAT JSON) ' + sent[0].replace('%', '%%')
             ).scalar()[0]['Plan']
-        nodes = []
-
-        def walk(node):
-            nodes.append(node)
-            for child in node.get('Plans', ()):
-                walk(child)
-        walk(plan)
-        return nodes
+        return _plan_nodes(plan)
 
     def test_window_rows_start_from_its_roots_without_statistics(self):
         for n in range(60):
@@ -810,7 +842,10 @@ class TestFirstRootsPlan(CandidateTestCase):
         self.assertEqual(
             [], [n['Join Type'] for n in nodes
                  if n.get('Join Type') in ('Semi', 'Anti')])
-        # One subplan per class tests a root; the others sum usages.
-        probes = [n for n in nodes if n.get('Parent Relationship') ==
-                  'SubPlan' and n['Node Type'] != 'Aggregate']
+        # The roots' walk: one subplan per class tests a root; the others
+        # sum usages.
+        walk, = [n for n in nodes if n.get('Alias') == 'anchor']
+        probes = [n for n in _plan_nodes(walk)
+                  if n.get('Parent Relationship') == 'SubPlan' and
+                  n['Node Type'] != 'Aggregate']
         self.assertEqual(3, len(probes), plan)
