@@ -62,14 +62,13 @@ class Search:
                              for grp, a in enumerate(self.amounts)]
         # Per group: (class ids, amounts), in the order of amounts.
         self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
-        # Per (group, class index): its class id, name and options.
-        targets = [[(rc_id, names[rc_id], self.options[grp][rc_id])
-                    for rc_id, _amount in amounts]
-                   for grp, amounts in enumerate(self.amounts)]
+        # Per group, per class: where its slot starts in a row, its class
+        # id, name and options.
+        slots = [[(3 + 3 * n, rc_id, names[rc_id], self.options[grp][rc_id])
+                  for n, (rc_id, _amount) in enumerate(amounts)]
+                 for grp, amounts in enumerate(self.amounts)]
         # The slots end where a row's uuid, lone count and traits start.
         lone_at = 3 + 3 * max(map(len, self.amounts))
-        # Per group: (class index, target), the index giving the slot.
-        slots = [list(enumerate(group)) for group in targets]
         root, known, max_units = self.root, self.known, self.max_unit
         # {root id: (uuid, inventories, traits)} of the roots without
         # children, when the rows say (SQLite's do, see
@@ -83,28 +82,33 @@ class Search:
         group = groups[0]
         alone_ok = len(groups) == 1 and not served and (
             group['use_same_provider'] or not group['required_traits'])
+        whole = len(slots[0])
         for row in rows:
             rp_id, root_id = row[1], row[2]
             root[rp_id] = root_id
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
-            by_itself = False
-            if len(row) > lone_at and row[lone_at + 1] is not None:
+            is_lone = len(row) > lone_at and row[lone_at + 1] is not None
+            if is_lone:
                 lone[rp_id] = row[lone_at:]
-                by_itself = alone_ok
+            for first, _rc_id, name, _options in slots[row[0]]:
+                capacity = row[first]
+                if capacity is not None:
+                    classes[name] = {'capacity': capacity,
+                                     'used': row[first + 1]}
+            # A root that takes the group alone, or gives no request,
+            # needs its figures only (every root of a flat cloud).
+            if is_lone and alone_ok:
+                if len(classes) == whole:
+                    alone[rp_id] = rp_id
+                continue
             # ``homeless``: sharing providers whose own root fails
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
             anchors = served.get(rp_id, ()) if served else ()
-            for cls, (rc_id, name, by_anchor) in slots[row[0]]:
-                first = 3 + 3 * cls
-                capacity = row[first]
-                if capacity is None:
-                    continue
-                classes[name] = {'capacity': capacity,
-                                 'used': row[first + 1]}
-                if by_itself:
+            for first, rc_id, name, by_anchor in slots[row[0]]:
+                if row[first] is None:
                     continue
                 if keep_max_unit:
                     max_units[rp_id, rc_id] = row[first + 2]
@@ -113,8 +117,6 @@ class Search:
                 for anchor in anchors:
                     if anchor != root_id:
                         _add(by_anchor, anchor, rp_id)
-            if by_itself and len(classes) == len(slots[0]):
-                alone[rp_id] = rp_id
         self.required = [()] * len(groups)
         self.links = {}
 
