@@ -332,6 +332,26 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
                 *(capacity.is_not(None) for capacity in capacities))))
 
 
+def _fenced_inventories(name, source, rc_id, where, *extra):
+    """Columns of the inventories of ``source`` (which joins RP), fenced.
+
+    (id, root_provider_id, ``extra``, min_unit, max_unit, step_size,
+    usable, capacity, used), ``used`` being the provider's usage of
+    ``rc_id`` (a class id parameter, or the inventory's own class
+    column): a subquery behind OFFSET 0, which keeps PostgreSQL from
+    merging it into the query over it and computing each usage again
+    wherever that query names it.
+    """
+    rp, inv = sql.RP, sql.INV
+    return (sa.select(rp.c.id, rp.c.root_provider_id, *extra,
+                      inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+                      sql.usable().label('usable'),
+                      sql.capacity().label('capacity'),
+                      sql.used_of(rc_id).label('used'))
+            .select_from(source).where(*where)
+            .offset(0).subquery(name)).c
+
+
 def _few_with_room(i, n, clauses, width, keep_max_unit):
     """The rows of :func:`_with_room` for a few providers (a window).
 
@@ -342,17 +362,12 @@ def _few_with_room(i, n, clauses, width, keep_max_unit):
     per row. The clauses name the window (see :func:`candidate_rows`).
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
-    rp, inv = sql.RP, sql.INV
-    source = inv.join(rp, rp.c.id == inv.c.resource_provider_id)
-    row = (sa.select(rp.c.id, rp.c.root_provider_id, inv.c.min_unit,
-                     inv.c.max_unit, inv.c.step_size,
-                     sql.usable().label('usable'),
-                     sql.capacity().label('capacity'),
-                     sql.used_of(rc_id).label('used'))
-           .select_from(source)
-           # Hidden from the class index, as in provider_sql.room_for.
-           .where(inv.c.resource_class_id + 0 == rc_id, *clauses)
-           .offset(0).subquery('few_%d_%d' % (i, n))).c
+    inv = sql.INV
+    row = _fenced_inventories(
+        'few_%d_%d' % (i, n),
+        inv.join(sql.RP, sql.RP.c.id == inv.c.resource_provider_id), rc_id,
+        # Hidden from the class index, as in provider_sql.room_for.
+        [inv.c.resource_class_id + 0 == rc_id, *clauses])
     slot = [row.capacity, sa.cast(row.used, sa.BigInteger).label('used'),
             row.max_unit if keep_max_unit else _none('max_unit', sa.Integer)]
     room = sql.fits(amount, row.used, row.min_unit, row.max_unit,
@@ -379,18 +394,12 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit, roots):
     """
     rp, inv = sql.RP, sql.INV
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
-    root_id = list(roots.c)[0]
-    row = (sa.select(rp.c.id, rp.c.root_provider_id,
-                     inv.c.resource_class_id, inv.c.min_unit,
-                     inv.c.max_unit, inv.c.step_size,
-                     sql.usable().label('usable'),
-                     sql.capacity().label('capacity'),
-                     sql.used_of(inv.c.resource_class_id).label('used'))
-           .select_from(roots.join(
-               rp, rp.c.root_provider_id == root_id).join(
-               inv, inv.c.resource_provider_id == rp.c.id))
-           .where(inv.c.resource_class_id.in_(rc_ids), *clauses)
-           .offset(0).subquery('few_%d' % i)).c
+    source = roots.join(rp, rp.c.root_provider_id == list(roots.c)[0]).join(
+        inv, inv.c.resource_provider_id == rp.c.id)
+    row = _fenced_inventories(
+        'few_%d' % i, source, inv.c.resource_class_id,
+        [inv.c.resource_class_id.in_(rc_ids), *clauses],
+        inv.c.resource_class_id)
     slots, capacities = _pivot_slots(
         i, width, rc_ids, keep_max_unit, row.resource_class_id, row.used,
         row.min_unit, row.max_unit, row.step_size, row.usable, row.capacity)
