@@ -552,6 +552,15 @@ class TestRootRequired(CandidateTestCase):
         self.assertIn(DISABLED, str(error))
 
 
+def _queries(counter):
+    """The queries a StatementCounter saw.
+
+    Not BEGIN, nor PostgreSQL's planner setting.
+    """
+    return [s for s in counter.statements
+            if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+
+
 class TestStatementCount(CandidateTestCase):
     """The statements of a search do not grow with the providers."""
 
@@ -574,9 +583,7 @@ class TestStatementCount(CandidateTestCase):
             found = self.get(*groups, **kwargs)
         # Every node twice: with its own disk, and with the pool's.
         self.assertGreater(len(found.allocation_requests), 1)
-        # Queries only: not BEGIN, nor PostgreSQL's planner setting.
-        return [s for s in counter.statements
-                if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+        return _queries(counter)
 
     def test_statements_do_not_grow(self):
         self.populate(2)
@@ -621,8 +628,7 @@ class TestStatementCount(CandidateTestCase):
             with resobj_fixtures.StatementCounter(self.engine) as counter:
                 self.assertEqual(everything[:limit],
                                  self.requests(request, limit=limit))
-            queries = [s for s in counter.statements
-                       if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+            queries = _queries(counter)
             self.assertEqual(expected, len(queries), queries)
 
     def test_summaries_read_again_only_what_the_search_did_not(self):
@@ -647,8 +653,7 @@ class TestStatementCount(CandidateTestCase):
                 summaries['cn-%d' % n])
             self.assertEqual({'VCPU': (1, 1), 'SRIOV_NET_VF': (16, 0)},
                              summaries['nic-%d' % n])
-        queries = [s for s in counter.statements
-                   if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
+        queries = _queries(counter)
         # Names, classes' providers, the summaries' providers, the
         # inventories read again, traits (read with the providers on
         # PostgreSQL).
