@@ -854,3 +854,51 @@ class TestFirstRootsPlan(CandidateTestCase):
                   if n.get('Parent Relationship') == 'SubPlan' and
                   n['Node Type'] != 'Aggregate']
         self.assertEqual(3, len(probes), plan)
+
+
+class TestSharingPairsPlan(CandidateTestCase):
+    """The sharing pairs are joined only in a cloud that has a sharer.
+
+    Every search starts with one statement that reads the class and
+    trait ids and the (sharing provider, root it serves) pairs. Finding
+    the pairs joins every provider with its aggregate links; a count of
+    the sharing trait's links gates those joins, so that PostgreSQL does
+    not run them to find nothing.
+    """
+
+    scenarios = [s for s in CandidateTestCase.scenarios
+                 if s[0] == 'postgresql']
+
+    def member_scans(self):
+        """How many times the pairs' scan of the providers ran."""
+        sent = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            if "'served'" in statement:
+                sent.append(_inline(cursor, statement, parameters))
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.engine,
+                        'before_cursor_execute', record)
+        self.get(group(resources={'DISK_GB': 10}))
+        self.assertEqual(1, len(sent), sent)
+        with self.engine.connect() as conn:
+            plan = conn.exec_driver_sql(
+                'EXPLAIN (ANALYZE, FORMAT JSON) ' + sent[0].replace('%', '%%')
+            ).scalar()[0]['Plan']
+        scans = [n for n in _plan_nodes(plan)
+                 if n.get('Alias') == 'member_rp']
+        self.assertEqual(1, len(scans), plan)
+        return scans[0]['Actual Loops']
+
+    def test_no_sharing_provider_no_join(self):
+        for n in range(5):
+            cn = self.make('cn-%d' % n, DISK_GB=100)
+            cn.set_aggregates([AGG1])
+        self.assertEqual(0, self.member_scans())
+
+    def test_a_sharing_provider_is_joined(self):
+        self.make('cn', DISK_GB=100).set_aggregates([AGG1])
+        pool = self.make('pool', DISK_GB=1000)
+        pool.set_traits([SHARING])
+        pool.set_aggregates([AGG1])
+        self.assertGreater(self.member_scans(), 0)
