@@ -158,13 +158,46 @@ class ProviderSummary:
 
 
 class AllocationCandidates:
-    """The answer to an allocation candidate request."""
+    """The answer to an allocation candidate request.
 
-    __slots__ = ('allocation_requests', 'provider_summaries')
+    Kept as the search returns it: ``request_pairs``, [(allocations,
+    mappings)] (see :class:`AllocationRequest`), and ``summary_dicts``,
+    {uuid: {'resources', 'traits', 'parent_provider_uuid',
+    'root_provider_uuid'}} (see :class:`ProviderSummary`), both
+    read-only. ``allocation_requests`` and ``provider_summaries``, the
+    objects, are built from them on first use: the API writes the plain
+    forms out as they are, and building a thousand objects of each kind
+    only to read them back cost more than writing the answer.
+    """
 
-    def __init__(self, allocation_requests, provider_summaries):
-        self.allocation_requests = allocation_requests
-        self.provider_summaries = provider_summaries
+    __slots__ = ('request_pairs', 'summary_dicts', '_requests',
+                 '_summaries')
+
+    def __init__(self, request_pairs, summary_dicts):
+        self.request_pairs = request_pairs
+        self.summary_dicts = summary_dicts
+        self._requests = self._summaries = None
+
+    @property
+    def allocation_requests(self):
+        """[AllocationRequest], in the search's order."""
+        if self._requests is None:
+            self._requests = [AllocationRequest(allocations, mappings)
+                              for allocations, mappings
+                              in self.request_pairs]
+        return self._requests
+
+    @property
+    def provider_summaries(self):
+        """{provider uuid: ProviderSummary}."""
+        if self._summaries is None:
+            self._summaries = {
+                uuid: ProviderSummary(
+                    uuid, summary['resources'], summary['traits'],
+                    summary['parent_provider_uuid'],
+                    summary['root_provider_uuid'])
+                for uuid, summary in self.summary_dicts.items()}
+        return self._summaries
 
     @classmethod
     def get_by_requests(cls, context, groups, limit=None, group_policy=None,
@@ -219,11 +252,4 @@ class AllocationCandidates:
                                      root_forbidden=root_forbidden)
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
-        return cls(
-            [AllocationRequest(allocations, mappings)
-             for allocations, mappings in found['allocation_requests']],
-            {uuid: ProviderSummary(
-                uuid, summary['resources'], summary['traits'],
-                summary['parent_provider_uuid'],
-                summary['root_provider_uuid'])
-             for uuid, summary in found['provider_summaries'].items()})
+        return cls(found['allocation_requests'], found['provider_summaries'])

@@ -92,8 +92,7 @@ def _format(version, candidates, requested):
     # The requests where one provider takes everything share one dict of
     # resources (see the DB API's get_candidates), and so one wrapper.
     wrapped = {}
-    for request in candidates.allocation_requests:
-        allocations = request.allocations
+    for allocations, mappings in candidates.request_pairs:
         if not by_provider:
             allocations = [
                 {'resource_provider': {'uuid': rp}, 'resources': resources}
@@ -109,27 +108,26 @@ def _format(version, candidates, requested):
             allocations = {rp: {'resources': resources}
                            for rp, resources in allocations.items()}
         if with_mappings:
-            append({'allocations': allocations, 'mappings': request.mappings})
+            append({'allocations': allocations, 'mappings': mappings})
         else:
             append({'allocations': allocations})
+    if version >= (1, 29):
+        # The search's summaries are in this answer's shape already (see
+        # AllocationCandidates.summary_dicts): written out as they are.
+        return {'allocation_requests': requests,
+                'provider_summaries': candidates.summary_dicts}
     # Before 1.27 a summary shows the requested classes only.
     every_class = version >= (1, 27)
     with_traits = version >= (1, 17)
-    with_tree = version >= (1, 29)
     summaries = {}
-    for uuid, summary in candidates.provider_summaries.items():
-        resources = summary.resources
+    for uuid, summary in candidates.summary_dicts.items():
+        resources = summary['resources']
         if not every_class:
             resources = {rc: figures for rc, figures in resources.items()
                          if rc in requested}
-        if with_tree:
-            summaries[uuid] = {
-                'resources': resources, 'traits': summary.traits,
-                'parent_provider_uuid': summary.parent_provider_uuid,
-                'root_provider_uuid': summary.root_provider_uuid}
-        elif with_traits:
+        if with_traits:
             summaries[uuid] = {'resources': resources,
-                               'traits': summary.traits}
+                               'traits': summary['traits']}
         else:
             summaries[uuid] = {'resources': resources}
     return {'allocation_requests': requests, 'provider_summaries': summaries}
