@@ -561,6 +561,37 @@ def _queries(counter):
             if s.lstrip().upper().startswith(('SELECT', 'WITH'))]
 
 
+class TestSummaryUsage(CandidateTestCase):
+    """The summaries' figures of classes the request did not name.
+
+    Those are read again after the search, with their usage summed per
+    inventory, or for many providers on PostgreSQL with one grouped sum
+    (GROUPED_USAGE_FROM): both give the same figures.
+    """
+
+    def summaries(self):
+        found = self.get(group(resources={'VCPU': 1}))
+        return {self.names[uuid]: figures(summary.resources)
+                for uuid, summary in found.provider_summaries.items()}
+
+    def test_grouped_usage_is_the_per_inventory_usage(self):
+        for n in range(3):
+            cn = self.make('cn-%d' % n, VCPU=8, MEMORY_MB=4096, DISK_GB=100)
+            pf.allocate(self.context, cn.id, 'MEMORY_MB', 512 * n, 256)
+            pf.allocate(self.context, cn.id, 'DISK_GB', 10)
+        spare = self.make('spare', VCPU=8, MEMORY_MB=2048)
+        self.add(spare, 'DISK_GB', 200, reserved=50, allocation_ratio=1.5)
+        expected = {
+            'cn-%d' % n: {'VCPU': (8, 0), 'MEMORY_MB': (4096, 512 * n + 256),
+                          'DISK_GB': (100, 10)} for n in range(3)}
+        expected['spare'] = {'VCPU': (8, 0), 'MEMORY_MB': (2048, 0),
+                             'DISK_GB': (225, 0)}
+        self.assertEqual(expected, self.summaries())
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.db.api.allocation_candidate.GROUPED_USAGE_FROM', 1))
+        self.assertEqual(expected, self.summaries())
+
+
 class TestStatementCount(CandidateTestCase):
     """The statements of a search do not grow with the providers."""
 
