@@ -36,8 +36,10 @@ resobj_database_opts = [
              "statement on its first run, 1 on its second; psycopg's own "
              'default is 5. -1 prepares nothing (for a connection pooler '
              'that cannot keep prepared statements, such as PgBouncer '
-             'in transaction mode before 1.21). Ignored by psycopg2, '
-             'which prepares nothing.'),
+             'in transaction mode before 1.21). The allocation '
+             "candidate search's statements are prepared on their first "
+             'run unless this is -1. Ignored by psycopg2, which prepares '
+             'nothing.'),
 ]
 
 

@@ -26,6 +26,7 @@ import sqlite3
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
+from resobj.db import facade
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import trait as trait_models
 from resobj.db import provider_sql as sql
@@ -116,6 +117,20 @@ def root_clauses(root_id, root_filter):
             sa.select(links.c.resource_provider_id)
             .where(links.c.trait_id.in_(_list('root_forbidden')))))
     return clauses
+
+
+def _prepared_at_once(build):
+    """``build``'s statements are prepared on their first run.
+
+    On PostgreSQL with psycopg (see
+    ``facade.prepare_marked_statements_at_once``): every search of a
+    shape runs them again.
+    """
+    @functools.wraps(build)
+    def marked(*args, **kwargs):
+        return build(*args, **kwargs).execution_options(
+            **{facade.PREPARE_AT_ONCE: True})
+    return marked
 
 
 def _int(name):
@@ -587,6 +602,7 @@ def _with_lone_window(rows):
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
+@_prepared_at_once
 def candidate_rows(request_shape, windowed=False, sharing=False,
                    blind=False, root_filter=(False, False), lone=False):
     """Rows (grp, rp_id, root_id, then per class capacity, used, max_unit).
@@ -680,6 +696,7 @@ def candidate_rows(request_shape, windowed=False, sharing=False,
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
+@_prepared_at_once
 def anchor_roots(request_shape, served=False, blind=False,
                  root_filter=(False, False)):
     """The first ``:count`` root ids above ``:after`` that may anchor.
@@ -743,6 +760,7 @@ def root_passing(root_filter):
 
 
 @functools.lru_cache(maxsize=1)
+@_prepared_at_once
 def names_and_sharing():
     """Rows (kind, name, id, root id) of what every search starts from.
 
@@ -830,6 +848,7 @@ def summary_has_traits(style):
 
 
 @functools.lru_cache(maxsize=4)
+@_prepared_at_once
 def summary_providers(style):
     """Every provider of ``:roots``' trees and its number of inventories.
 
@@ -864,6 +883,7 @@ def summary_providers(style):
 
 
 @functools.lru_cache(maxsize=8)
+@_prepared_at_once
 def summary_inventories(style, grouped=False):
     """Rows (rp id, class name, capacity, used) of the providers ``:ids``.
 
@@ -898,6 +918,7 @@ def summary_inventories(style, grouped=False):
 
 
 @functools.lru_cache(maxsize=4)
+@_prepared_at_once
 def summary_traits(style):
     """(rp_id, trait name) of the providers of ``:roots``' trees, by name."""
     rp_trait, rp = sql.RP_TRAIT, sql.RP

@@ -149,6 +149,13 @@ def _run_probe(context, marker):
 
 
 @facade.reader
+def _run_marked_probe(context, marker):
+    return context.session.connection().execute(
+        sa.text('SELECT 2 AS %s' % marker).execution_options(
+            **{facade.PREPARE_AT_ONCE: True})).scalar()
+
+
+@facade.reader
 def _probe_prepared(context, marker):
     # The marker is split so that this statement does not match itself.
     return context.session.execute(sa.text(
@@ -318,6 +325,33 @@ class TestPostgreSQLDrivers(base.TestCase):
         # nothing.
         want = [0, 1, 1] if self.driver == 'psycopg' else [0, 0, 0]
         self.assertEqual(want, self._prepared_after(3, 'probe_default'))
+
+    def test_marked_statements_are_prepared_on_their_first_run(self):
+        # Unmarked ones wait for the threshold's second run; psycopg2
+        # prepares nothing.
+        want = [1, 1] if self.driver == 'psycopg' else [0, 0]
+        found = []
+        for _ in range(2):
+            self.assertEqual(2, _run_marked_probe(self.context, 'marked'))
+            found.append(_probe_prepared(self.context, 'marked'))
+        self.assertEqual(want, found)
+
+    def test_the_candidate_search_is_prepared_on_its_first_run(self):
+        pf.make_provider(self.context, 'cn1', VCPU=4)
+        ac_obj.AllocationCandidates.get_by_requests(
+            self.context, [ac_obj.RequestGroup(resources={'VCPU': 1})],
+            limit=1)
+        want = 1 if self.driver == 'psycopg' else 0
+        self.assertEqual(want, _probe_prepared(self.context, 'AS grp'))
+
+    def test_marked_statements_are_not_prepared_without_preparing(self):
+        self.useFixture(resobj_fixtures.FacadeFixture())
+        conf = self.useFixture(resobj_fixtures.ConfFixture())
+        conf.config(connection=self.url, group='database',
+                    postgresql_prepare_threshold=-1)
+        facade.configure(conf.conf)
+        self.assertEqual(2, _run_marked_probe(self.context, 'unmarked'))
+        self.assertEqual(0, _probe_prepared(self.context, 'unmarked'))
 
     def test_the_prepare_threshold_is_an_option(self):
         for runs, want in ((0, [1, 1]), (-1, [0, 0]), (5, [0, 0])):
