@@ -161,7 +161,9 @@ class Service(object):
             try:
                 if requests.get(self.url + '/', timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
+                # Not listening yet, or listening with its workers still
+                # loading the application (seconds on a busy machine).
                 pass
             time.sleep(0.2)
         else:
