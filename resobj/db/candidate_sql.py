@@ -322,9 +322,7 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     usage = sql.usage_by_class(rc_ids, 'usage_%d' % i)
     used = sa.func.coalesce(usage.c.used, 0)
     source = inv.join(rp, rp.c.id == inv.c.resource_provider_id).outerjoin(
-        usage, sa.and_(
-            usage.c.resource_provider_id == inv.c.resource_provider_id,
-            usage.c.resource_class_id == inv.c.resource_class_id))
+        usage, sql.of_inventory(usage))
     where = list(clauses)
     if not lone:
         where.append(inv.c.resource_class_id.in_(rc_ids))
@@ -898,16 +896,9 @@ def summary_inventories(style, grouped=False):
     inv = sql.INV
     source = inv.join(RC, RC.c.id == inv.c.resource_class_id)
     if grouped:
-        alloc = sql.ALLOC
-        usage = (sa.select(alloc.c.resource_provider_id,
-                           alloc.c.resource_class_id,
-                           sa.func.sum(alloc.c.used).label('used'))
-                 .where(_in_ids(alloc.c.resource_provider_id, 'ids', style))
-                 .group_by(alloc.c.resource_provider_id,
-                           alloc.c.resource_class_id).subquery('usage'))
-        source = source.outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == inv.c.resource_provider_id,
-            usage.c.resource_class_id == inv.c.resource_class_id))
+        usage = sql.usage_by_class(name='usage', where=[
+            _in_ids(sql.ALLOC.c.resource_provider_id, 'ids', style)])
+        source = source.outerjoin(usage, sql.of_inventory(usage))
         used = sa.func.coalesce(usage.c.used, 0)
     else:
         used = sql.used_of(inv.c.resource_class_id)

@@ -107,20 +107,32 @@ def class_usage(rc_id):
         ALLOC.c.resource_provider_id).subquery('usage')
 
 
-def usage_by_class(rc_ids=None, name=None):
+def usage_by_class(rc_ids=None, name=None, where=()):
     """Subquery (resource_provider_id, resource_class_id, used).
 
     Each provider's usage of each class, one grouped SUM; ``rc_ids``
     (ids or bound parameters): only those classes. ``name``: the
-    subquery's, if it needs one.
+    subquery's, if it needs one. ``where``: more conditions on ALLOC's
+    rows (which providers, say).
     """
     select = sa.select(
         ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id,
         sa.func.sum(ALLOC.c.used).label('used'))
     if rc_ids is not None:
         select = select.where(ALLOC.c.resource_class_id.in_(rc_ids))
-    return select.group_by(ALLOC.c.resource_provider_id,
-                           ALLOC.c.resource_class_id).subquery(name)
+    return select.where(*where).group_by(
+        ALLOC.c.resource_provider_id,
+        ALLOC.c.resource_class_id).subquery(name)
+
+
+def of_inventory(usage):
+    """The rows of ``usage`` (see :func:`usage_by_class`) of INV's row.
+
+    A join condition: the inventory's provider and class.
+    """
+    return sa.and_(
+        usage.c.resource_provider_id == INV.c.resource_provider_id,
+        usage.c.resource_class_id == INV.c.resource_class_id)
 
 
 def used_of(rc_id, provider_id=INV.c.resource_provider_id):
