@@ -817,7 +817,37 @@ def _plan_nodes(node):
     return nodes
 
 
-class TestFirstRootsPlan(CandidateTestCase):
+class PlanTestCase(CandidateTestCase):
+    """PostgreSQL's plans of the statements a search runs."""
+
+    scenarios = [s for s in CandidateTestCase.scenarios
+                 if s[0] == 'postgresql']
+
+    def explained(self, marker, *groups, analyze=False, **request):
+        """A search's answer and the plan of its statement with ``marker``.
+
+        Returns (answer, every node of the plan, its root first); the
+        search runs one statement with ``marker``. ``analyze``: the plan
+        as run (EXPLAIN ANALYZE), with its counts.
+        """
+        sent = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            if marker in statement:
+                sent.append(_inline(cursor, statement, parameters))
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.engine,
+                        'before_cursor_execute', record)
+        found = self.get(*groups, **request)
+        self.assertEqual(1, len(sent), sent)
+        with self.engine.connect() as conn:
+            plan = conn.exec_driver_sql(
+                'EXPLAIN (%sFORMAT JSON) ' % ('ANALYZE, ' if analyze else '')
+                + sent[0].replace('%', '%%')).scalar()[0]['Plan']
+        return found, _plan_nodes(plan)
+
+
+class TestFirstRootsPlan(PlanTestCase):
     """PostgreSQL's plans for a limited search, with and without statistics.
 
     With ``limit``, the search walks roots in id order and tests each
@@ -829,31 +859,16 @@ class TestFirstRootsPlan(CandidateTestCase):
     with its usage, and kept the window's.
     """
 
-    scenarios = [s for s in CandidateTestCase.scenarios
-                 if s[0] == 'postgresql']
-
     def plan_nodes(self, marker, **request):
         """Every node of the plan of the one statement with ``marker``.
 
         Its first node is the plan's root.
         """
-        sent = []
-
-        def record(conn, cursor, statement, parameters, context, many):
-            if marker in statement:
-                sent.append(_inline(cursor, statement, parameters))
-        sa.event.listen(self.engine, 'before_cursor_execute', record)
-        self.addCleanup(sa.event.remove, self.engine,
-                        'before_cursor_execute', record)
-        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
-                                          'DISK_GB': 10}), **request)
+        found, nodes = self.explained(
+            marker, group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
+                                     'DISK_GB': 10}), **request)
         self.assertEqual(request['limit'], len(found.allocation_requests))
-        self.assertEqual(1, len(sent), sent)
-        with self.engine.connect() as conn:
-            plan = conn.exec_driver_sql(
-                'EXPLAIN (FORMAT JSON) ' + sent[0].replace('%', '%%')
-            ).scalar()[0]['Plan']
-        return _plan_nodes(plan)
+        return nodes
 
     def test_window_rows_start_from_its_roots_without_statistics(self):
         for n in range(60):
@@ -887,7 +902,7 @@ class TestFirstRootsPlan(CandidateTestCase):
         self.assertEqual(3, len(probes), plan)
 
 
-class TestSharingPairsPlan(CandidateTestCase):
+class TestSharingPairsPlan(PlanTestCase):
     """The sharing pairs are joined only in a cloud that has a sharer.
 
     Every search starts with one statement that reads the class and
@@ -897,28 +912,12 @@ class TestSharingPairsPlan(CandidateTestCase):
     not run them to find nothing.
     """
 
-    scenarios = [s for s in CandidateTestCase.scenarios
-                 if s[0] == 'postgresql']
-
     def member_scans(self):
         """How many times the pairs' scan of the providers ran."""
-        sent = []
-
-        def record(conn, cursor, statement, parameters, context, many):
-            if "'served'" in statement:
-                sent.append(_inline(cursor, statement, parameters))
-        sa.event.listen(self.engine, 'before_cursor_execute', record)
-        self.addCleanup(sa.event.remove, self.engine,
-                        'before_cursor_execute', record)
-        self.get(group(resources={'DISK_GB': 10}))
-        self.assertEqual(1, len(sent), sent)
-        with self.engine.connect() as conn:
-            plan = conn.exec_driver_sql(
-                'EXPLAIN (ANALYZE, FORMAT JSON) ' + sent[0].replace('%', '%%')
-            ).scalar()[0]['Plan']
-        scans = [n for n in _plan_nodes(plan)
-                 if n.get('Alias') == 'member_rp']
-        self.assertEqual(1, len(scans), plan)
+        _found, nodes = self.explained(
+            "'served'", group(resources={'DISK_GB': 10}), analyze=True)
+        scans = [n for n in nodes if n.get('Alias') == 'member_rp']
+        self.assertEqual(1, len(scans), nodes[0])
         return scans[0]['Actual Loops']
 
     def test_no_sharing_provider_no_join(self):
