@@ -242,26 +242,21 @@ def _group_clauses(i, group_shape):
 def _with_room(i, n, clauses, *columns):
     """Select ``columns`` of the few providers with room for one class.
 
-    The clauses limit the providers to a few (one root's tree): each
-    provider's usage is summed on its own (an index-only lookup) rather
-    than every provider's at once, and the class index is hidden from
-    the planner (see ``provider_sql.room_for``), so that it starts from
-    those providers. A planner without statistics (PostgreSQL on tables
-    not analysed yet) otherwise walks every inventory of the class with
-    its usage and keeps the few: 24 ms instead of 3 on PostgreSQL for 50
-    roots among 1,000. A column ``'used'`` stands for the provider's
-    usage of the class.
+    The clauses limit the providers to a few (one root's tree, a
+    window), and the class index is hidden from the planner (see
+    ``provider_sql.room_for``) so that it starts from those providers.
+    A planner without statistics (PostgreSQL on tables not analysed
+    yet) otherwise walks every inventory of the class and keeps the
+    few: 24 ms instead of 3 on PostgreSQL for 50 roots among 1,000. A
+    column ``'used'`` stands for the provider's usage of the class.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
-    used = sql.used_of(rc_id)
-    # SUM gives a DECIMAL on PostgreSQL and MySQL: read as an integer,
-    # the search and the summaries use the value as it comes.
-    return (sa.select(*(sa.cast(used, sa.BigInteger).label('used')
-                        if c == 'used' else c for c in columns))
+    return (sa.select(*(inv.c.used if c == 'used' else c for c in columns))
             .select_from(inv.join(
                 rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, used, few=True), *clauses))
+            .where(sql.room_for(rc_id, amount, inv.c.used, few=True),
+                   *clauses))
 
 
 def _pivot_slots(i, width, rc_ids, keep_max_unit, rc_id, used, min_unit,
@@ -289,8 +284,7 @@ def _pivot_slots(i, width, rc_ids, keep_max_unit, rc_id, used, min_unit,
         capacities.append(fitting)
         columns += [
             fitting.label('capacity_%d' % n),
-            sa.func.max(sa.case((rc_id == rc_ids[n],
-                                 sa.cast(used, sa.BigInteger))))
+            sa.func.max(sa.case((rc_id == rc_ids[n], used)))
             .label('used_%d' % n),
             sa.func.max(sa.case((room, max_unit))).label('max_unit_%d' % n)
             if keep_max_unit else _none('max_unit_%d' % n, sa.Integer)]
@@ -300,15 +294,13 @@ def _pivot_slots(i, width, rc_ids, keep_max_unit, rc_id, used, min_unit,
 def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     """Group ``i``'s providers with room for any class, whole cloud.
 
-    One pass over the inventories, each joined to its provider and to
-    its usage (one grouped sum over the allocations of the group's
-    classes), grouped by provider: each class's figures fill its slot
-    through a CASE, NULL where the provider has no room for it. Per
-    (group, class) a branch of its own, then merged, read the
-    inventories, the allocations and the providers once per class and
-    sorted the branches' rows together: 7.1 ms against 4.5 on PostgreSQL
-    for a thousand providers and three classes, with the columns of
-    ``lone``.
+    One pass over the inventories, each joined to its provider, grouped
+    by provider: each class's figures fill its slot through a CASE, NULL
+    where the provider has no room for it. Per (group, class) a branch
+    of its own, then merged, read the inventories and the providers once
+    per class and sorted the branches' rows together: 7.1 ms against 4.5
+    on PostgreSQL for a thousand providers and three classes, with the
+    columns of ``lone`` (when each usage was still a sum).
 
     ``lone``: every inventory of the provider passes (of every class: a
     provider's rows are counted anyway, as only then does the count
@@ -319,17 +311,14 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     """
     rp, inv = sql.RP, sql.INV
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
-    usage = sql.usage_by_class(rc_ids, 'usage_%d' % i)
-    used = sa.func.coalesce(usage.c.used, 0)
-    source = inv.join(rp, rp.c.id == inv.c.resource_provider_id).outerjoin(
-        usage, sql.of_inventory(usage))
+    source = inv.join(rp, rp.c.id == inv.c.resource_provider_id)
     where = list(clauses)
     if not lone:
         where.append(inv.c.resource_class_id.in_(rc_ids))
     slots, capacities = _pivot_slots(
-        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id, used,
-        inv.c.min_unit, inv.c.max_unit, inv.c.step_size, sql.usable(),
-        sql.capacity())
+        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id,
+        inv.c.used, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+        sql.usable(), sql.capacity())
     columns = [sa.literal_column(str(i)).label('grp'), rp.c.id,
                rp.c.root_provider_id, *slots]
     # Grouped by the primary key, the other columns follow from it
@@ -345,80 +334,47 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
                 *(capacity.is_not(None) for capacity in capacities))))
 
 
-def _fenced_inventories(name, source, rc_id, where, *extra):
-    """Columns of the inventories of ``source`` (which joins RP), fenced.
-
-    (id, root_provider_id, ``extra``, min_unit, max_unit, step_size,
-    usable, capacity, used), ``used`` being the provider's usage of
-    ``rc_id`` (a class id parameter, or the inventory's own class
-    column): a subquery behind OFFSET 0, which keeps PostgreSQL from
-    merging it into the query over it and computing each usage again
-    wherever that query names it.
-    """
-    rp, inv = sql.RP, sql.INV
-    return (sa.select(rp.c.id, rp.c.root_provider_id, *extra,
-                      inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
-                      sql.usable().label('usable'),
-                      sql.capacity().label('capacity'),
-                      sql.used_of(rc_id).label('used'))
-            .select_from(source).where(*where)
-            .offset(0).subquery(name)).c
-
-
 def _few_with_room(i, n, clauses, width, keep_max_unit):
     """The rows of :func:`_with_room` for a few providers (a window).
 
-    Each provider's usage is looked up once: the inner query reads it
-    with the inventory (behind OFFSET 0, which keeps it from being
-    merged into the outer query), the outer one tests the room. Written
-    in both the test and the column, PostgreSQL ran the lookup twice
-    per row. The clauses name the window (see :func:`candidate_rows`).
+    The clauses name the window (see :func:`candidate_rows`); the
+    class's figures fill slot ``n`` of ``width``.
     """
-    rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     inv = sql.INV
-    row = _fenced_inventories(
-        'few_%d_%d' % (i, n),
-        inv.join(sql.RP, sql.RP.c.id == inv.c.resource_provider_id), rc_id,
-        # Hidden from the class index, as in provider_sql.room_for.
-        [inv.c.resource_class_id + 0 == rc_id, *clauses])
-    slot = [row.capacity, sa.cast(row.used, sa.BigInteger).label('used'),
-            row.max_unit if keep_max_unit else _none('max_unit', sa.Integer)]
-    room = sql.fits(amount, row.used, row.min_unit, row.max_unit,
-                    row.step_size, row.usable)
-    return sa.select(sa.literal_column(str(i)).label('grp'), row.id,
-                     row.root_provider_id,
-                     *_slots(width, n, slot)).where(room)
+    slot = [sql.capacity(), inv.c.used,
+            inv.c.max_unit if keep_max_unit
+            else _none('max_unit', sa.Integer)]
+    return _with_room(i, n, clauses, sa.literal_column(str(i)).label('grp'),
+                      sql.RP.c.id, sql.RP.c.root_provider_id,
+                      *_slots(width, n, slot))
 
 
 def _window_pivot(i, classes, width, clauses, keep_max_unit, roots):
     """Group ``i``'s providers with room, one row each, in a window.
 
     The window's trees come from ``roots`` (a selectable of root ids,
-    its first column), through the root index, in one pass:
-    the inner query reads each provider's inventories of the group's
-    classes, each with its usage (one index lookup per inventory, behind
-    OFFSET 0 so that it is not computed again in every CASE); the outer
-    one fills each class's slot through a CASE, grouped by provider, as
-    :func:`_pivot_with_room` does for the whole cloud. One branch per
-    class, sorted and merged with MAX, read the window's providers once
-    per class: the whole statement (with :func:`_with_lone_window`'s
-    columns) took 1.57 against 1.45 ms on PostgreSQL for 50 roots and
-    three classes, prepared.
+    its first column), through the root index, in one pass over their
+    providers' inventories of the group's classes, grouped by provider:
+    each class's slot filled through a CASE, as :func:`_pivot_with_room`
+    does for the whole cloud. One branch per class, sorted and merged
+    with MAX, read the window's providers once per class: the whole
+    statement (with :func:`_with_lone_window`'s columns) took 1.57
+    against 1.45 ms on PostgreSQL for 50 roots and three classes,
+    prepared (when each usage was still a sum).
     """
     rp, inv = sql.RP, sql.INV
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
     source = roots.join(rp, rp.c.root_provider_id == list(roots.c)[0]).join(
         inv, inv.c.resource_provider_id == rp.c.id)
-    row = _fenced_inventories(
-        'few_%d' % i, source, inv.c.resource_class_id,
-        [inv.c.resource_class_id.in_(rc_ids), *clauses],
-        inv.c.resource_class_id)
     slots, capacities = _pivot_slots(
-        i, width, rc_ids, keep_max_unit, row.resource_class_id, row.used,
-        row.min_unit, row.max_unit, row.step_size, row.usable, row.capacity)
-    return (sa.select(sa.literal_column(str(i)).label('grp'), row.id,
-                      row.root_provider_id, *slots)
-            .group_by(row.id, row.root_provider_id)
+        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id,
+        inv.c.used, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+        sql.usable(), sql.capacity())
+    return (sa.select(sa.literal_column(str(i)).label('grp'), rp.c.id,
+                      rp.c.root_provider_id, *slots)
+            .select_from(source)
+            .where(inv.c.resource_class_id.in_(rc_ids), *clauses)
+            .group_by(rp.c.id, rp.c.root_provider_id)
             .having(sa.or_(*(c.is_not(None) for c in capacities))))
 
 
@@ -483,11 +439,10 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     each provider once per class, and building the rows cost more than
     the lookups (6.2 ms for a thousand providers with three classes,
     5.1 ms as one row each). The inner query reads each
-    provider with its inventory of each class (the unique index) and
-    sums that class's usage (an index-only lookup); its OFFSET keeps
-    SQLite from merging it into the outer query, which would compute
-    each sum once in the test and again in the column. A class the
-    provider has no room for has a NULL capacity.
+    provider with its inventory of each class (the unique index); its
+    OFFSET keeps SQLite from merging it into the outer query, which
+    would compute each usable amount once in the test and again in the
+    column. A class the provider has no room for has a NULL capacity.
     """
     rp = sql.RP
     source = rp
@@ -504,9 +459,9 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             inv.c.max_unit.label('max_unit_%d' % n),
             inv.c.step_size.label('step_size_%d' % n),
             sql.usable(inv).label('usable_%d' % n),
-            sql.used_of(rc_id, rp.c.id).label('used_%d' % n)]
+            inv.c.used.label('used_%d' % n)]
     # Providers without an inventory of any of the classes (a tree's
-    # other providers) stop at the joins, before the usage lookups.
+    # other providers) stop at the joins.
     has_any = sa.or_(*(inv.c.id.is_not(None) for inv in invs))
     row = (sa.select(*inner).select_from(source).where(has_any, *clauses)
            .offset(0).subquery('per_provider')).c
@@ -525,8 +480,8 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
                         row['usable_%d' % n])
         rooms.append(room)
         # SQLite's CAST truncates, which is floor (provider_sql.capacity)
-        # for the positive capacity of a provider with room; a sum of
-        # integers is an integer there. No function call per value.
+        # for the positive capacity of a provider with room. No function
+        # call per value.
         columns += [
             sa.case((room, sa.cast(row['usable_%d' % n], sa.BigInteger))
                     ).label('capacity_%d' % n),
@@ -880,31 +835,17 @@ def summary_providers(style):
             .select_from(tree.outerjoin(names, names.c.id == tree.c.id)))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 @_prepared_at_once
-def summary_inventories(style, grouped=False):
+def summary_inventories(style):
     """Rows (rp id, class name, capacity, used) of the providers ``:ids``.
 
-    Every inventory of each, with its usage: by default an index sum per
-    inventory; ``grouped``, one grouped sum over the allocations of
-    ``:ids``, hash-joined. The index sums read the allocations' table
-    rows too wherever the index alone cannot tell which are visible (on
-    PostgreSQL, until a VACUUM), and past about a hundred providers the
-    grouped sum is faster: see ``GROUPED_USAGE_FROM`` in
-    ``resobj.db.api.allocation_candidate``.
+    Every inventory of each, with its usage.
     """
     inv = sql.INV
-    source = inv.join(RC, RC.c.id == inv.c.resource_class_id)
-    if grouped:
-        usage = sql.usage_by_class(name='usage', where=[
-            _in_ids(sql.ALLOC.c.resource_provider_id, 'ids', style)])
-        source = source.outerjoin(usage, sql.of_inventory(usage))
-        used = sa.func.coalesce(usage.c.used, 0)
-    else:
-        used = sql.used_of(inv.c.resource_class_id)
     return (sa.select(inv.c.resource_provider_id, RC.c.name,
-                      sql.capacity(), used)
-            .select_from(source)
+                      sql.capacity(), inv.c.used)
+            .select_from(inv.join(RC, RC.c.id == inv.c.resource_class_id))
             .where(_in_ids(inv.c.resource_provider_id, 'ids', style)))
 
 

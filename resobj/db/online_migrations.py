@@ -14,6 +14,7 @@ from oslo_log import log as logging
 
 from resobj.conf import compute as compute_conf
 from resobj.db.api import compute_node
+from resobj.db.api import inventory
 from resobj.db.api import migration
 
 LOG = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ def registered(conf):
         ('compute_node_inventories', functools.partial(
             _migrate_inventories,
             compute_conf.allocation_ratio_defaults(conf))),
+        ('inventory_usage', inventory.fix_usage),
     ]
 
 

@@ -10,7 +10,6 @@ lookups are written once.
 
 import sqlalchemy as sa
 
-from resobj.db.models import allocation as alloc_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as rp_models
 
@@ -22,8 +21,10 @@ RP_TRAIT = rp_models.ResourceProviderTrait.__table__
 # one of its aggregates.
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
+# ``INV.c.used`` is the sum of the inventory's allocations, kept by the
+# database (see resobj/db/models/inventory_usage.py): usage is read from
+# it, never summed from the allocations.
 INV = inv_models.Inventory.__table__
-ALLOC = alloc_models.Allocation.__table__
 
 
 # Lists up to this long get statements built for their length (see
@@ -95,72 +96,17 @@ def capacity(inv=INV):
     return sa.cast(sa.func.floor(usable(inv)), sa.BigInteger)
 
 
-def class_usage(rc_id):
-    """Subquery ``usage(resource_provider_id, used)`` of one class.
-
-    One grouped SUM, so callers never read allocation rows.
-    """
-    return sa.select(
-        ALLOC.c.resource_provider_id,
-        sa.func.sum(ALLOC.c.used).label('used'),
-    ).where(ALLOC.c.resource_class_id == rc_id).group_by(
-        ALLOC.c.resource_provider_id).subquery('usage')
-
-
-def usage_by_class(rc_ids=None, name=None, where=()):
-    """Subquery (resource_provider_id, resource_class_id, used).
-
-    Each provider's usage of each class, one grouped SUM; ``rc_ids``
-    (ids or bound parameters): only those classes. ``name``: the
-    subquery's, if it needs one. ``where``: more conditions on ALLOC's
-    rows (which providers, say).
-    """
-    select = sa.select(
-        ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id,
-        sa.func.sum(ALLOC.c.used).label('used'))
-    if rc_ids is not None:
-        select = select.where(ALLOC.c.resource_class_id.in_(rc_ids))
-    return select.where(*where).group_by(
-        ALLOC.c.resource_provider_id,
-        ALLOC.c.resource_class_id).subquery(name)
-
-
-def of_inventory(usage):
-    """The rows of ``usage`` (see :func:`usage_by_class`) of INV's row.
-
-    A join condition: the inventory's provider and class.
-    """
-    return sa.and_(
-        usage.c.resource_provider_id == INV.c.resource_provider_id,
-        usage.c.resource_class_id == INV.c.resource_class_id)
-
-
-def used_of(rc_id, provider_id=INV.c.resource_provider_id):
-    """Correlated scalar subquery: what a provider has of ``rc_id``.
-
-    ``rc_id``: a class id, a bound parameter, or ``INV.c.resource_class_id``
-    for the usage of each inventory row's own class. ``provider_id``:
-    the column naming the provider, INV's by default. An index-only
-    lookup per row (allocations are indexed by provider, class and
-    used): the choice when only a few providers are looked at, where
-    :func:`class_usage` would sum every provider's.
-    """
-    return sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0)).where(
-        ALLOC.c.resource_provider_id == provider_id,
-        ALLOC.c.resource_class_id == rc_id).scalar_subquery()
-
-
 def room_for(rc_id, amount, used, few=False):
     """Conditions on INV for ``amount`` more of ``rc_id``.
 
-    ``used``: the provider's usage of the class, from
-    :func:`class_usage` (``COALESCE(usage.used, 0)``) or :func:`used_of`.
-    ``few``: the caller limits the providers otherwise (a tree, a few
-    roots); the class test is then written so that no index can serve
-    it, or planners without statistics (SQLite, PostgreSQL before its
-    first ANALYZE) walk every inventory of the class instead of the few
-    providers' own. ``rc_id`` and ``amount`` may be values or bound
-    parameters. The rule itself is :func:`fits`.
+    ``used``: the provider's usage of the class (INV's own ``used``, or
+    the same column of a subquery that read it). ``few``: the caller
+    limits the providers otherwise (a tree, a few roots); the class test
+    is then written so that no index can serve it, or planners without
+    statistics (SQLite, PostgreSQL before its first ANALYZE) walk every
+    inventory of the class instead of the few providers' own. ``rc_id``
+    and ``amount`` may be values or bound parameters. The rule itself
+    is :func:`fits`.
     """
     if not isinstance(amount, sa.ClauseElement):
         amount = sa.literal(amount, sa.Integer)
@@ -181,20 +127,11 @@ def fits(amount, used, min_unit, max_unit, step_size, usable):
                    amount % step_size == 0, used + amount <= usable)
 
 
-def inventory_with_usage(usage):
-    """INV outer-joined to a per-provider ``usage`` subquery."""
-    return INV.outerjoin(
-        usage, usage.c.resource_provider_id == INV.c.resource_provider_id)
-
-
 def with_room(rc_id, amount):
     """RP rows that can take ``amount`` more of class ``rc_id``."""
-    usage = class_usage(rc_id)
     return RP.c.id.in_(
         sa.select(INV.c.resource_provider_id)
-        .select_from(inventory_with_usage(usage))
-        .where(room_for(rc_id, amount,
-                        sa.func.coalesce(usage.c.used, 0))))
+        .where(room_for(rc_id, amount, INV.c.used)))
 
 
 def _values(values):

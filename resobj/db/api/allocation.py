@@ -106,22 +106,19 @@ def _snapshot_query(fresh, counts):
         return sa.and_(sub.c.resource_provider_id == _RP.c.id,
                        sub.c.resource_class_id == _INV.c.resource_class_id)
 
-    # Usage from the (provider, class, used) index alone.
-    usage = sums(in_rp_ids(_ALLOC.c.resource_provider_id))
     inventory = sa.and_(
         _INV.c.resource_provider_id == _RP.c.id,
         sql.in_list(_INV.c.resource_class_id, 'rc_ids', n_rcs))
+    # The inventory's usage is its own column (see sql.INV).
     columns = (_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
                _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-               _INV.c.allocation_ratio, sa.func.coalesce(usage.c.used, 0))
+               _INV.c.allocation_ratio, _INV.c.used)
     if fresh:
         return (
             sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
                       sa.false().label('held'), *columns,
                       sa.literal(0, sa.Integer))
-            .select_from(
-                _RP.outerjoin(_INV, inventory)
-                .outerjoin(usage, of_this_inventory(usage)))
+            .select_from(_RP.outerjoin(_INV, inventory))
             .where(in_rp_ids(_RP.c.id)))
     held = (sa.select(_ALLOC.c.resource_provider_id)
             .where(in_consumer_ids(_ALLOC.c.consumer_id)))
@@ -138,7 +135,6 @@ def _snapshot_query(fresh, counts):
         .select_from(
             involved.join(_RP, _RP.c.id == involved.c[0])
             .outerjoin(_INV, inventory)
-            .outerjoin(usage, of_this_inventory(usage))
             .outerjoin(own, of_this_inventory(own))))
 
 
@@ -367,7 +363,11 @@ def _replace(conn, consumer_ids, rows, fresh=False):
 
     ``fresh``: every consumer was created in this transaction.
     """
-    rows = [Row(*row) for row in rows]
+    # In (provider, class) order: each row's trigger locks its inventory
+    # row (see sql.INV), and writers that lock in one order cannot
+    # deadlock on them.
+    rows = sorted((Row(*row) for row in rows), key=lambda row: (
+        row.resource_provider_id, row.resource_class_id))
     new = [row for row in rows if row.used > 0]
     consumer_ids = sorted(set(consumer_ids) | {r.consumer_id for r in rows})
     if not consumer_ids:
@@ -620,13 +620,15 @@ def replace_all(context, requests):
     return generations, dict(bumped.values())
 
 
-@facade.writer
+@facade.retrying_writer()
 def delete_all(context, consumer_uuid):
     """Remove a consumer's allocations and the consumer itself.
 
     ConsumerNotFound if there is no such consumer. Like the reference
     service, this does not bump provider generations: usage only went
-    down, which makes no concurrent claim unsafe.
+    down, which makes no concurrent claim unsafe. Retried on deadlocks:
+    the inventories' usage triggers lock inventory rows, which a claim
+    on the same providers locks too.
     """
     consumer = consumer_db.get_by_uuid(context, consumer_uuid)
     utils.execute(

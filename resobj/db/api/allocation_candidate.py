@@ -202,15 +202,6 @@ def _trait_links(context, provider_ids, trait_ids):
     return links
 
 
-# From this many providers, the summaries read their inventories' usage
-# on PostgreSQL with one grouped sum rather than an index sum per
-# inventory (see candidate_sql.summary_inventories). Generic plans,
-# prepared, on the benchmark's 1,000 providers (no VACUUM), index sums /
-# grouped: 25 providers 0.80 / 1.15 ms, 50: 1.16 / 1.29, 100: 2.25 /
-# 2.00, 200: 3.44 / 2.41, 1,000: 10.3 / 5.3.
-GROUPED_USAGE_FROM = 80
-
-
 def _summaries(context, root_ids, known, lone):
     """Summaries of every provider in the trees of ``root_ids``.
 
@@ -264,10 +255,8 @@ def _summaries(context, root_ids, known, lone):
     if missing:
         read = {rp_id: {} for rp_id in missing}
         missing_style, ids = _id_set(context, missing)
-        grouped = (missing_style == 'array' and
-                   len(missing) >= GROUPED_USAGE_FROM)
         for rp_id, name, capacity, used in utils.execute(
-                context, csql.summary_inventories(missing_style, grouped),
+                context, csql.summary_inventories(missing_style),
                 {'ids': ids}).all():
             read[rp_id][name] = {'capacity': int(capacity),
                                  'used': int(used)}
@@ -534,9 +523,6 @@ def warm_statements(context):
     style, roots = _id_set(context, [1])
     statements += [(csql.summary_providers(style), {'roots': roots}),
                    (csql.summary_inventories(style), {'ids': roots})]
-    if style == 'array':
-        statements.append((csql.summary_inventories(style, grouped=True),
-                           {'ids': roots}))
     if not csql.summary_has_traits(style):
         statements.append((csql.summary_traits(style), {'roots': roots}))
     compiled = 0

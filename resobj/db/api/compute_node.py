@@ -57,11 +57,7 @@ def _node_select():
     """compute_nodes with their provider's inventory and usage: one query.
 
     compute_nodes LEFT JOIN resource_providers ON uuid, then per class a
-    LEFT JOIN of that class's inventory. Usage is a correlated sum over
-    the provider's allocations of the class: it reads only that
-    provider's rows (allocations are indexed by provider), where a
-    derived GROUP BY table would sum every provider's allocations for
-    every lookup.
+    LEFT JOIN of that class's inventory, which carries its usage.
     """
     columns = [_TABLE]
     joined = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
@@ -71,18 +67,12 @@ def _node_select():
         joined = joined.outerjoin(inv, sa.and_(
             inv.c.resource_provider_id == _RP.c.id,
             inv.c.resource_class_id == rc_id))
-        used = (
-            sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id == inv.c.resource_provider_id,
-                   _ALLOC.c.resource_class_id == rc_id)
-            .correlate(inv).scalar_subquery())
         columns += [
             inv.c.total.label('inv_' + total),
             inv.c.reserved.label('inv_%s_reserved' % total),
             inv.c.allocation_ratio.label('inv_' + ratio),
             # NULL without inventory, like the other inv_ columns.
-            sa.case((inv.c.id.is_not(None), used),
-                    else_=sa.null()).label('inv_%s_used' % total),
+            inv.c.used.label('inv_%s_used' % total),
         ]
     return sa.select(*columns).select_from(joined)
 

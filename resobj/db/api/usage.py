@@ -52,14 +52,10 @@ ALL_TYPES = 'all'
 @functools.cache
 def _provider_usage_stmt():
     # Built once: constructing the statement cost more than running it
-    # (a provider's usages are read on every claim and report). The
-    # inventories are joined to the one provider directly and each sum is
-    # a correlated subquery on the (provider, class, used) index: a
-    # derived table of inventories is not pushed down by SQLite, which
-    # then scanned every provider's inventory on each call.
+    # (a provider's usages are read on every claim and report). Each
+    # inventory carries its usage (see sql.INV).
     return (
-        sa.select(_RP.c.generation, _RC.c.name,
-                  sql.used_of(_INV.c.resource_class_id))
+        sa.select(_RP.c.generation, _RC.c.name, _INV.c.used)
         .select_from(
             _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
             .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
@@ -238,12 +234,10 @@ def capacity_report(context):
     the uuids a sharing provider serves, ``shared_from`` the sharing
     providers a provider can draw from; neither changes any figure.
     """
-    usage = sql.usage_by_class()
     inventories = (
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                  _RC.c.name, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio,
-                  sql.capacity().label('capacity'))
+        sa.select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total,
+                  _INV.c.reserved, _INV.c.allocation_ratio,
+                  sql.capacity().label('capacity'), _INV.c.used)
         .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
         .subquery())
     sharing = _RP.c.id.in_(_sharing_providers())
@@ -253,14 +247,10 @@ def capacity_report(context):
                   sa.case((sharing, True), else_=False),
                   inventories.c.name, inventories.c.total,
                   inventories.c.reserved, inventories.c.allocation_ratio,
-                  inventories.c.capacity, sa.func.coalesce(usage.c.used, 0))
+                  inventories.c.capacity, inventories.c.used)
         .select_from(
             _RP.outerjoin(inventories,
-                          inventories.c.resource_provider_id == _RP.c.id)
-            .outerjoin(usage, sa.and_(
-                usage.c.resource_provider_id == _RP.c.id,
-                usage.c.resource_class_id ==
-                inventories.c.resource_class_id)))
+                          inventories.c.resource_provider_id == _RP.c.id))
         .order_by(_RP.c.name, inventories.c.name)).all()
 
     sharer = _RP_AGG.alias('sharer')
@@ -280,25 +270,19 @@ def capacity_report(context):
         .where(sharer.c.resource_provider_id.in_(_sharing_providers()))
         .order_by(sharer_rp.c.uuid, member_rp.c.uuid)).all()
 
-    cloud_usage = (
-        sa.select(_ALLOC.c.resource_class_id,
-                  sa.func.sum(_ALLOC.c.used).label('used'))
-        .group_by(_ALLOC.c.resource_class_id).subquery())
     per_class = (
         sa.select(_INV.c.resource_class_id,
                   sa.func.sum(_INV.c.total).label('total'),
                   sa.func.sum(_INV.c.reserved).label('reserved'),
-                  sa.func.sum(sql.capacity()).label('capacity'))
+                  sa.func.sum(sql.capacity()).label('capacity'),
+                  sa.func.sum(_INV.c.used).label('used'))
         .group_by(_INV.c.resource_class_id).subquery())
     totals = utils.execute(
         context,
         sa.select(_RC.c.name, per_class.c.total, per_class.c.reserved,
-                  per_class.c.capacity,
-                  sa.func.coalesce(cloud_usage.c.used, 0))
+                  per_class.c.capacity, per_class.c.used)
         .select_from(
-            per_class.join(_RC, _RC.c.id == per_class.c.resource_class_id)
-            .outerjoin(cloud_usage, cloud_usage.c.resource_class_id ==
-                       per_class.c.resource_class_id))
+            per_class.join(_RC, _RC.c.id == per_class.c.resource_class_id))
         .order_by(_RC.c.name)).all()
 
     shares_with = collections.defaultdict(list)

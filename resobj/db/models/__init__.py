@@ -15,6 +15,7 @@ from resobj.db.models import consumer  # noqa: F401
 from resobj.db.models import flavor  # noqa: F401
 from resobj.db.models import instance  # noqa: F401
 from resobj.db.models import inventory  # noqa: F401
+from resobj.db.models import inventory_usage  # noqa: F401
 from resobj.db.models import migration  # noqa: F401
 from resobj.db.models import pci_device  # noqa: F401
 from resobj.db.models import resource_class  # noqa: F401

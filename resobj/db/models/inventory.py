@@ -37,3 +37,7 @@ class Inventory(base.TimestampMixin, base.Base):
     # DOUBLE everywhere: MySQL's FLOAT would turn 1.1 into 1.1000000238.
     allocation_ratio: orm.Mapped[float] = orm.mapped_column(
         sa.Double, nullable=False)
+    # The sum of the allocations of this provider and class, kept by the
+    # database's triggers (models/inventory_usage.py); no code writes it.
+    used: orm.Mapped[int] = orm.mapped_column(
+        sa.BigInteger, nullable=False, server_default='0')

@@ -113,6 +113,13 @@ def uuid(context, rp_id):
 
 
 @facade.reader
+def consumer_uuid(context, consumer_id):
+    table = consumer_models.Consumer.__table__
+    return context.session.execute(sa.select(table.c.uuid).where(
+        table.c.id == consumer_id)).scalar_one()
+
+
+@facade.reader
 def generation(context, rp_id):
     table = rp_models.ResourceProvider.__table__
     return context.session.execute(sa.select(table.c.generation).where(

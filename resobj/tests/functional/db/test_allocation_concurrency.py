@@ -2,7 +2,8 @@
 
 Whatever the interleaving, on every backend: no provider's usage exceeds
 its capacity, every claim a process was told succeeded is stored, and
-every claim it was told was refused is absent.
+every claim it was told was refused is absent; with deletes among the
+claims, every inventory's usage column is the sum of what is stored.
 """
 
 import multiprocessing
@@ -15,6 +16,7 @@ import sqlalchemy as sa
 from resobj import conf as resobj_conf
 from resobj import context
 from resobj.db.api import allocation as alloc_db
+from resobj.db.api import inventory as inventory_db
 from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
 from resobj.db import migration
@@ -43,11 +45,7 @@ def _claimer(url, providers, seed, results):
 
 
 def _claim(url, providers, seed, outcome):
-    conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    conf([], default_config_files=[], default_config_dirs=[])
-    conf.set_override('connection', url, group='database')
-    facade.configure(conf)
+    _configure(url)
     ctx = context.get_admin_context()
     rnd = random.Random(seed)
     for _ in range(CLAIMS_PER_PROCESS):
@@ -66,6 +64,49 @@ def _claim(url, providers, seed, outcome):
             outcome.append(('refused', consumer, rp, amount))
         except Exception as exc:
             outcome.append(('error', consumer, rp, repr(exc)))
+
+
+def _churner(url, providers, seed, results):
+    """Runs in a spawned process: claim, and delete half the claims."""
+    outcome = []
+    try:
+        _churn(url, providers, seed, outcome)
+    except Exception:
+        outcome.append(('error', traceback.format_exc()))
+    finally:
+        results.put(outcome)
+
+
+def _churn(url, providers, seed, outcome):
+    _configure(url)
+    ctx = context.get_admin_context()
+    rnd = random.Random(seed)
+    held = []
+    for _ in range(CLAIMS_PER_PROCESS):
+        consumer = fx.consumer(ctx, project='p%d' % seed, user='u%d' % seed)
+        rows = [(rp, consumer, VCPU, 1) for rp in
+                rnd.sample(providers, rnd.randint(1, len(providers)))]
+        try:
+            alloc_db.replace_for_consumers(ctx, [consumer], rows,
+                                           max_retries=100)
+            held.append(consumer)
+        except exception.InvalidAllocationCapacityExceeded:
+            pass
+        if held and rnd.random() < 0.5:
+            # delete_all bumps no generation: nothing orders it against
+            # the claims but the inventory rows' locks.
+            alloc_db.delete_all(
+                ctx, fx.consumer_uuid(ctx, held.pop(rnd.randrange(
+                    len(held)))), max_retries=100)
+    outcome.append(('ok', len(held)))
+
+
+def _configure(url):
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    conf([], default_config_files=[], default_config_dirs=[])
+    conf.set_override('connection', url, group='database')
+    facade.configure(conf)
 
 
 class TestConcurrentClaims(db_base.DBTestCase):
@@ -122,6 +163,36 @@ class TestConcurrentClaims(db_base.DBTestCase):
             self.assertEqual(granted.get(rp, 0), used)
         # Demand was far above capacity, so the race was real.
         self.assertTrue(any(o[0] == 'refused' for o in outcomes))
+
+    def test_claims_and_deletes_keep_every_inventory_usage(self):
+        url = self._shared_url()
+        rc_db.ensure_sync(self.context)
+        providers = [fx.provider(self.context) for _ in range(3)]
+        for rp in providers:
+            fx.inventory(self.context, rp, VCPU, total=CAPACITY * 2)
+        facade.dispose()
+
+        spawn = multiprocessing.get_context('spawn')
+        results = spawn.Queue()
+        workers = [spawn.Process(target=_churner,
+                                 args=(url, providers, seed, results))
+                   for seed in range(PROCESSES)]
+        for worker in workers:
+            worker.start()
+        outcomes = [item for _ in workers
+                    for item in results.get(timeout=300)]
+        for worker in workers:
+            worker.join(timeout=60)
+            self.assertEqual(0, worker.exitcode)
+        self.assertEqual([], [o for o in outcomes if o[0] == 'error'])
+        stored = self._stored()
+        self.assertEqual(sum(o[1] for o in outcomes), len(stored))
+        for rp in providers:
+            self.assertEqual(
+                sum(used for rows in stored.values()
+                    for held_rp, used in rows if held_rp == rp),
+                fx.usage(self.context, rp)['VCPU'])
+        self.assertEqual([], inventory_db.find_wrong_usage(self.context))
 
     def _stored(self):
         table = alloc_models.Allocation.__table__

@@ -109,6 +109,38 @@ class TestUsageCoveringIndexes(db_base.DBTestCase):
             usage_db.get_all_by_project_user(self.context, 'p1'))
 
 
+class TestInventoryUsageMigration(db_base.DBTestCase):
+    """0005 gives each inventory its usage and the triggers that keep it."""
+
+    scenarios = db_base.EMPTY_BACKEND_SCENARIOS
+
+    def test_upgrade_counts_the_allocations_then_keeps_counting(self):
+        migration.db_sync(self.engine, '0004_usage_covering_indexes')
+        rc_db.ensure_sync(self.context)
+        rp = fx.provider(self.context)
+        other = fx.provider(self.context)
+        fx.inventory(self.context, rp, 0, total=64)
+        fx.inventory(self.context, rp, 1, total=4096)
+        fx.inventory(self.context, other, 0, total=8)
+        first = fx.consumer(self.context, 'p1', 'u1')
+        second = fx.consumer(self.context, 'p1', 'u2')
+        # DISK_GB without inventory: allocations an older release left.
+        fx.allocate(self.context, (rp, first, 0, 2), (rp, first, 1, 512),
+                    (rp, second, 0, 4), (other, second, 0, 1),
+                    (rp, second, 2, 30))
+
+        migration.db_sync(self.engine)
+
+        self.assertEqual({'VCPU': 6, 'MEMORY_MB': 512},
+                         fx.usage(self.context, rp))
+        self.assertEqual({'VCPU': 1}, fx.usage(self.context, other))
+        fx.allocate(self.context, (other, first, 0, 3))
+        fx.inventory(self.context, rp, 2, total=100)
+        self.assertEqual({'VCPU': 6, 'MEMORY_MB': 512, 'DISK_GB': 30},
+                         fx.usage(self.context, rp))
+        self.assertEqual({'VCPU': 4}, fx.usage(self.context, other))
+
+
 # Configures the facade on argv[1] as resobj-api does, says it is ready,
 # waits for a byte on stdin (sent to all processes at once), then syncs.
 _SYNC_PROCESS = '''

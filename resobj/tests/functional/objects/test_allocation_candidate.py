@@ -564,9 +564,8 @@ def _queries(counter):
 class TestSummaryUsage(CandidateTestCase):
     """The summaries' figures of classes the request did not name.
 
-    Those are read again after the search, with their usage summed per
-    inventory, or for many providers on PostgreSQL with one grouped sum
-    (GROUPED_USAGE_FROM): both give the same figures.
+    Those are read again after the search, with their inventories'
+    usage.
     """
 
     def summaries(self):
@@ -574,7 +573,7 @@ class TestSummaryUsage(CandidateTestCase):
         return {self.names[uuid]: figures(summary.resources)
                 for uuid, summary in found.provider_summaries.items()}
 
-    def test_grouped_usage_is_the_per_inventory_usage(self):
+    def test_other_classes_have_their_usage(self):
         for n in range(3):
             cn = self.make('cn-%d' % n, VCPU=8, MEMORY_MB=4096, DISK_GB=100)
             pf.allocate(self.context, cn.id, 'MEMORY_MB', 512 * n, 256)
@@ -586,9 +585,6 @@ class TestSummaryUsage(CandidateTestCase):
                           'DISK_GB': (100, 10)} for n in range(3)}
         expected['spare'] = {'VCPU': (8, 0), 'MEMORY_MB': (2048, 0),
                              'DISK_GB': (225, 0)}
-        self.assertEqual(expected, self.summaries())
-        self.useFixture(fixtures.MonkeyPatch(
-            'resobj.db.api.allocation_candidate.GROUPED_USAGE_FROM', 1))
         self.assertEqual(expected, self.summaries())
 
 
