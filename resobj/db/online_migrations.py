@@ -14,6 +14,7 @@ from oslo_log import log as logging
 
 from resobj.conf import compute as compute_conf
 from resobj.db.api import compute_node
+from resobj.db.api import consumer
 from resobj.db.api import inventory
 from resobj.db.api import migration
 
@@ -38,6 +39,7 @@ def registered(conf):
             _migrate_inventories,
             compute_conf.allocation_ratio_defaults(conf))),
         ('inventory_usage', inventory.fix_usage),
+        ('allocation_owners', consumer.fix_owners),
     ]
 
 

@@ -245,3 +245,52 @@ def delete_if_no_allocations(context, consumer_ids):
     held = sa.exists().where(_ALLOCATIONS.c.consumer_id == _CONSUMERS.c.id)
     return utils.execute(context, sa.delete(_CONSUMERS).where(
         _CONSUMERS.c.id.in_(consumer_ids), ~held)).rowcount
+
+
+def _wrong_owners(limit):
+    """Allocations whose owner copy differs from their consumer's."""
+    return (
+        sa.select(_ALLOCATIONS.c.id)
+        .select_from(_ALLOCATIONS.join(
+            _CONSUMERS, _CONSUMERS.c.id == _ALLOCATIONS.c.consumer_id))
+        .where(sa.or_(
+            _ALLOCATIONS.c.project_id.is_(None),
+            _ALLOCATIONS.c.user_id.is_(None),
+            _ALLOCATIONS.c.project_id != _CONSUMERS.c.project_id,
+            _ALLOCATIONS.c.user_id != _CONSUMERS.c.user_id))
+        .order_by(_ALLOCATIONS.c.id).limit(limit))
+
+
+@facade.reader
+def find_wrong_owners(context, limit=100):
+    """Ids of allocations whose project or user is not their consumer's.
+
+    The database's triggers copy them (see
+    resobj/db/models/allocation_owner.py); this is the check that they
+    did, for tests and for :func:`fix_owners`.
+    """
+    return utils.execute(context, _wrong_owners(limit)).scalars().all()
+
+
+@facade.writer
+def fix_owners(context, max_count):
+    """Online migration: copy up to ``max_count`` consumers' owners again.
+
+    Nothing should need it but an upgrade on MySQL, whose DDL commits at
+    once: an allocation written while migration 0006 filled the columns
+    may have been left without them. Returns (found, done).
+    """
+    ids = utils.execute(context, _wrong_owners(max_count)).scalars().all()
+    if not ids:
+        return 0, 0
+
+    def owner(column):
+        return sa.select(_CONSUMERS.c[column]).where(
+            _CONSUMERS.c.id == _ALLOCATIONS.c.consumer_id).scalar_subquery()
+
+    # updated_at kept: the allocation itself did not change.
+    done = utils.execute(context, sa.update(_ALLOCATIONS).where(
+        _ALLOCATIONS.c.id.in_(ids)).values(
+        project_id=owner('project_id'), user_id=owner('user_id'),
+        updated_at=_ALLOCATIONS.c.updated_at)).rowcount
+    return len(ids), done

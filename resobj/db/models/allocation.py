@@ -1,7 +1,8 @@
 """The allocations table: what each consumer holds of each provider.
 
 Rows are inserted and deleted, never updated: an allocation change is a
-replacement of the consumer's rows, in one transaction.
+replacement of the consumer's rows, in one transaction. (The owner
+columns change with their consumer's, by trigger.)
 """
 
 import sqlalchemy as sa
@@ -20,6 +21,9 @@ class Allocation(base.TimestampMixin, base.Base):
         sa.Index('ix_allocations_consumer_id_rc_used', 'consumer_id',
                  'resource_class_id', 'used'),
         sa.Index('ix_allocations_resource_class_id', 'resource_class_id'),
+        # A project's (and a user's) usage sums read only this.
+        sa.Index('ix_allocations_project_id_user_id_rc_used', 'project_id',
+                 'user_id', 'resource_class_id', 'used'),
         base.TABLE_ARGS,
     )
 
@@ -40,3 +44,8 @@ class Allocation(base.TimestampMixin, base.Base):
                       name='fk_allocations_resource_class_id'),
         nullable=False)
     used: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
+    # The consumer's project and user, copied by the database's triggers
+    # (models/allocation_owner.py); no code writes them. NULL only
+    # between an insert and its trigger, on SQLite.
+    project_id: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)
+    user_id: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)

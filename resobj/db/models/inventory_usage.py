@@ -38,12 +38,18 @@ _TAKE = 'UPDATE inventories SET used = used - OLD.used WHERE ' + \
     _OF.format(row='OLD')
 # A row that moves to another provider or class, or changes its amount
 # (resobj replaces rows rather than updating them; other writers may).
+# Nothing for an update of other columns (a consumer's new owner, see
+# allocation_owner), which MySQL's triggers cannot tell apart.
 _MOVE = (
     'UPDATE inventories SET used = used'
     ' - CASE WHEN ' + _OF.format(row='OLD') + ' THEN OLD.used ELSE 0 END'
     ' + CASE WHEN ' + _OF.format(row='NEW') + ' THEN NEW.used ELSE 0 END'
-    ' WHERE (' + _OF.format(row='OLD') + ') OR (' + _OF.format(row='NEW') +
-    ')')
+    ' WHERE ((' + _OF.format(row='OLD') + ') OR (' +
+    _OF.format(row='NEW') + ')) AND (OLD.resource_provider_id <> '
+    'NEW.resource_provider_id OR OLD.resource_class_id <> '
+    'NEW.resource_class_id OR OLD.used <> NEW.used)')
+_COUNTED = 'resource_provider_id, resource_class_id, used'
+
 # What a new inventory row starts with.
 _ALLOCATED = (
     'SELECT COALESCE(SUM(allocations.used), 0) FROM allocations '
@@ -70,8 +76,8 @@ BEGIN
     RETURN NULL;
 END
 $$""",
-    'CREATE TRIGGER trg_allocations_used AFTER INSERT OR UPDATE OR '
-    'DELETE ON allocations FOR EACH ROW EXECUTE PROCEDURE '
+    'CREATE TRIGGER trg_allocations_used AFTER INSERT OR UPDATE OF ' +
+    _COUNTED + ' OR DELETE ON allocations FOR EACH ROW EXECUTE PROCEDURE '
     'resobj_count_allocation()',
     """CREATE OR REPLACE FUNCTION resobj_inventory_used()
 RETURNS trigger LANGUAGE plpgsql AS $$
@@ -103,8 +109,8 @@ _SQLITE = [
     'allocations FOR EACH ROW BEGIN ' + _ADD + '; END',
     'CREATE TRIGGER trg_allocations_used_delete AFTER DELETE ON '
     'allocations FOR EACH ROW BEGIN ' + _TAKE + '; END',
-    'CREATE TRIGGER trg_allocations_used_update AFTER UPDATE ON '
-    'allocations FOR EACH ROW BEGIN ' + _MOVE + '; END',
+    'CREATE TRIGGER trg_allocations_used_update AFTER UPDATE OF ' +
+    _COUNTED + ' ON allocations FOR EACH ROW BEGIN ' + _MOVE + '; END',
     'CREATE TRIGGER trg_inventories_used AFTER INSERT ON inventories '
     'FOR EACH ROW BEGIN UPDATE inventories SET used = (' + _ALLOCATED +
     ') WHERE inventories.id = NEW.id; END',

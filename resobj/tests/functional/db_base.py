@@ -20,6 +20,7 @@ from oslo_db.sqlalchemy import test_fixtures
 import sqlalchemy as sa
 
 from resobj import context
+from resobj.db.api import consumer as consumer_db
 from resobj.db.api import inventory as inventory_db
 from resobj.db import facade
 from resobj.db import migration
@@ -99,24 +100,32 @@ class DBTestCase(test_fixtures.OpportunisticDBTestMixin, base.TestCase):
             # drops tables in an order foreign keys would refuse.
             self.assertEqual(1, self._sqlite_foreign_keys('ON'))
             self.addCleanup(self._sqlite_foreign_keys, 'OFF')
-        self.addCleanup(self.assert_usage_counted)
+        self.addCleanup(self.assert_copies_kept)
 
-    def assert_usage_counted(self):
-        """Every inventory's ``used`` is the sum of its allocations.
+    def assert_copies_kept(self):
+        """What the database's triggers copy or count is right.
 
-        Checked after every test: whatever the test wrote, the database's
-        triggers (resobj/db/models/inventory_usage.py) must have kept it.
+        Checked after every test, whatever it wrote: every inventory's
+        ``used`` is the sum of its allocations (models/inventory_usage.py)
+        and every allocation has its consumer's project and user
+        (models/allocation_owner.py).
         """
         inspector = sa.inspect(self.engine)
-        if not inspector.has_table('inventories') or 'used' not in {
-                column['name']
-                for column in inspector.get_columns('inventories')}:
-            # A migration test's schema before the column.
-            return
-        wrong = inventory_db.find_wrong_usage(
-            context.get_admin_context())
-        self.assertEqual([], wrong, 'inventories whose usage is not the '
-                         'sum of their allocations')
+        ctx = context.get_admin_context()
+        if self._has_column(inspector, 'inventories', 'used'):
+            self.assertEqual([], inventory_db.find_wrong_usage(ctx),
+                             'inventories whose usage is not the sum of '
+                             'their allocations')
+        if self._has_column(inspector, 'allocations', 'project_id'):
+            self.assertEqual([], consumer_db.find_wrong_owners(ctx),
+                             "allocations without their consumer's "
+                             "project and user")
+
+    @staticmethod
+    def _has_column(inspector, table, column):
+        # A migration test's schema may predate it.
+        return inspector.has_table(table) and column in {
+            c['name'] for c in inspector.get_columns(table)}
 
     def _sqlite_foreign_keys(self, value):
         raw = self.engine.raw_connection()

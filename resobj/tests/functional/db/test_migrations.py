@@ -141,6 +141,38 @@ class TestInventoryUsageMigration(db_base.DBTestCase):
         self.assertEqual({'VCPU': 4}, fx.usage(self.context, other))
 
 
+class TestAllocationOwnerMigration(db_base.DBTestCase):
+    """0006 copies each consumer's owner to its allocations, then keeps it."""
+
+    scenarios = db_base.EMPTY_BACKEND_SCENARIOS
+
+    def test_upgrade_copies_the_owners_then_keeps_copying(self):
+        migration.db_sync(self.engine, '0005_inventory_usage')
+        rc_db.ensure_sync(self.context)
+        rp = fx.provider(self.context)
+        fx.inventory(self.context, rp, 0, total=64)
+        first = fx.consumer(self.context, 'p1', 'u1')
+        second = fx.consumer(self.context, 'p1', 'u2')
+        other = fx.consumer(self.context, 'p2', 'u1')
+        fx.allocate(self.context, (rp, first, 0, 2), (rp, second, 0, 4),
+                    (rp, other, 0, 8))
+
+        migration.db_sync(self.engine)
+
+        def usage(project, user=None):
+            return {row['resource_class']: row['usage'] for row in
+                    usage_db.get_all_by_project_user(
+                        self.context, project, user,
+                        consumer_type=usage_db.ALL_TYPES,
+                        count_consumers=False)}
+
+        self.assertEqual({'VCPU': 6}, usage('p1'))
+        self.assertEqual({'VCPU': 4}, usage('p1', 'u2'))
+        self.assertEqual({'VCPU': 8}, usage('p2'))
+        fx.allocate(self.context, (rp, other, 0, 1))
+        self.assertEqual({'VCPU': 9}, usage('p2', 'u1'))
+
+
 # Configures the facade on argv[1] as resobj-api does, says it is ready,
 # waits for a byte on stdin (sent to all processes at once), then syncs.
 _SYNC_PROCESS = '''
