@@ -8,6 +8,7 @@ The schema is brought to the current revision first, as resobj-api does.
 import os
 
 from resobj.api import service
+from resobj.db import facade
 
 application = service.load_app(
     [p for p in os.environ.get('RESOBJ_CONFIG_FILE', '').split(':') if p])
@@ -17,3 +18,11 @@ application = service.load_app(
 # thousands of objects set off collections that scanned all that loading
 # built: half that request's CPU).
 service.before_serving()
+
+# A server that imports this module in each worker (gunicorn without
+# --preload, uWSGI with lazy-apps) serves from this process: its
+# connection is warmed up here. One that forks workers from the process
+# that imported it leaves this connection to that process, and a child
+# forgets it rather than share it.
+os.register_at_fork(after_in_child=facade.forget_inherited_connections)
+service.warm_up()

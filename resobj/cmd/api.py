@@ -94,7 +94,8 @@ def _log_path(conf):
 
 def _post_fork(server, worker):
     # Each worker opens its own connections; none may share the master's.
-    facade.get_engine().dispose(close=False)
+    facade.forget_inherited_connections()
+    service.warm_up()
 
 
 def main(argv=None):

@@ -682,6 +682,20 @@ def dispose():
     _context_manager.dispose_pool()
 
 
+def forget_inherited_connections():
+    """In a forked child: drop the pooled connections of the parent.
+
+    Without closing them, which would end them for the parent too; the
+    child opens its own. A child of a process whose facade has not
+    started has nothing to forget.
+    """
+    # No public way to ask the context manager; its factory tells.
+    if not _context_manager._factory.is_started:
+        return
+    for engine in {get_engine(), get_engine(use_replica=True)}:
+        engine.dispose(close=False)
+
+
 def get_context_manager():
     """The transaction context manager, for test fixtures only."""
     return _context_manager

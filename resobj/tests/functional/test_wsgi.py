@@ -10,16 +10,25 @@ import fixtures
 from resobj.tests import base
 
 # Loads the module as a server's master would, then reports what a forked
-# worker would inherit: the pooled connections, and whether the schema
-# exists and the application answers.
+# worker inherits (the pooled connections), whether the schema exists and
+# the application answers, and what the loading process keeps pooled (the
+# warmed-up connection, for a server that serves from it).
 _LOAD = '''
+import os
 import webob
 from resobj.api import wsgi
 from resobj.db import facade, migration
-pooled = facade.get_engine().pool.checkedin()
-current = migration.db_version() == migration.head_revision()
-status = webob.Request.blank('/').get_response(wsgi.application).status_int
-print('loaded:', pooled, current, status)
+kept = facade.get_engine().pool.checkedin()
+child = os.fork()
+if child == 0:
+    pooled = facade.get_engine().pool.checkedin()
+    current = migration.db_version() == migration.head_revision()
+    status = webob.Request.blank('/').get_response(
+        wsgi.application).status_int
+    print('loaded:', pooled, current, status, flush=True)
+    os._exit(0)
+os.waitpid(child, 0)
+print('kept:', kept)
 '''
 
 
@@ -45,15 +54,16 @@ class TestWsgiModule(base.TestCase):
         self.assertEqual(0, out.returncode, out.stderr.decode())
         return out
 
-    def test_loaded_application_leaves_no_pooled_connection(self):
+    def test_a_forked_worker_inherits_no_pooled_connection(self):
         out = self._load()
-        # Loading synced the schema (it opened connections to do so), and
-        # closed them: a worker forked now opens its own. Answering '/'
-        # touches no database.
+        # Loading synced the schema and warmed one connection up, which
+        # the loading process keeps; a worker forked from it forgets it
+        # and opens its own. Answering '/' touches no database.
         # (The log goes to stdout too.)
-        [loaded] = [line for line in out.stdout.decode().splitlines()
-                    if line.startswith('loaded:')]
+        lines = out.stdout.decode().splitlines()
+        [loaded] = [line for line in lines if line.startswith('loaded:')]
         self.assertEqual('loaded: 0 True 200', loaded)
+        self.assertIn('kept: 1', lines)
 
     def test_schema_of_a_newer_release_is_served_as_it_is(self):
         # A rolling upgrade: the database was upgraded by a newer release

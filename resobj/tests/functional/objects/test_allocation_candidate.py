@@ -792,6 +792,69 @@ class TestWarmStatements(CandidateTestCase):
         self.assertEqual(['cn-2'], self.summary_names(found))
 
 
+class TestWarmConnection(CandidateTestCase):
+    """warm_connection runs the usual searches' statements, finding nothing."""
+
+    def setUp(self):
+        super().setUp()
+        for n in range(3):
+            self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
+
+    def test_it_runs_searches_that_change_nothing(self):
+        from resobj.db.api import allocation_candidate as ac_db
+        before = self.get(group(resources={'VCPU': 2}))
+        counter = self.useFixture(resobj_fixtures.StatementCounter(
+            self.engine))
+        self.assertEqual(12, ac_db.warm_connection(self.context))
+        queries = _queries(counter)
+        self.assertGreaterEqual(len(queries), 12)
+        self.assertFalse([s for s in counter.statements if s.lstrip()
+                          .upper().startswith(('INSERT', 'UPDATE',
+                                               'DELETE'))])
+        after = self.get(group(resources={'VCPU': 2}))
+        self.assertEqual(before.summary_dicts, after.summary_dicts)
+
+
+class TestWarmConnectionPrepares(CandidateTestCase):
+    """On PostgreSQL the warmed connection has the statements ready."""
+
+    scenarios = [s for s in CandidateTestCase.scenarios
+                 if s[0] == 'postgresql']
+
+    def setUp(self):
+        super().setUp()
+        for n in range(3):
+            self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
+
+    def test_the_usual_searches_prepare_nothing_more(self):
+        from resobj.db.api import allocation_candidate as ac_db
+        from resobj.db import facade
+        flavor = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
+
+        @facade.reader
+        def prepared_by_searches(context):
+            # One reader: every statement on one connection.
+            def prepared():
+                return set(context.session.execute(sa.text(
+                    'SELECT statement FROM pg_prepared_statements'))
+                    .scalars())
+            start = prepared()
+            ac_db.warm_connection(context)
+            warmed = prepared()
+            for kwargs in ({}, {'limit': 2}):
+                for forbidden in (set(), {DISABLED}):
+                    ac_db.get_candidates(context, [dict(
+                        suffix='', resources=flavor, required_traits=[],
+                        forbidden_traits=forbidden, member_of=[],
+                        forbidden_aggs=set(), in_tree=None,
+                        use_same_provider=False)], **kwargs)
+            return start, warmed, prepared()
+
+        start, warmed, searched = prepared_by_searches(self.context)
+        self.assertTrue(warmed - start)
+        self.assertEqual(set(), searched - warmed)
+
+
 def _inline(cursor, statement, parameters):
     """``statement`` with its values written in, for EXPLAIN.
 
