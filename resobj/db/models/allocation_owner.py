@@ -20,8 +20,6 @@ the tables, migration ``0006_allocation_owner`` on upgrade. No ``%`` and
 no ``:``-names in the texts, as in ``inventory_usage``.
 """
 
-import sqlalchemy as sa
-
 from resobj.db.models import base
 
 
@@ -92,23 +90,6 @@ COPY = 'UPDATE allocations SET project_id = %s, user_id = %s' % (
     _owner('project_id', 'allocations'), _owner('user_id', 'allocations'))
 
 
-def statements(dialect):
-    """The DDL creating the triggers on ``dialect`` (a dialect's name)."""
-    if dialect == 'postgresql':
-        return list(_POSTGRESQL)
-    if dialect in ('mysql', 'mariadb'):
-        return list(_MYSQL)
-    if dialect == 'sqlite':
-        return list(_SQLITE)
-    raise NotImplementedError('no allocation owner triggers for %s'
-                              % dialect)
-
-
-@sa.event.listens_for(base.BASE.metadata, 'after_create')
-def _create_triggers(metadata, connection, tables=(), **kw):
-    # Only when this create_all made both tables (see inventory_usage).
-    created = {table.name for table in tables}
-    if not {'consumers', 'allocations'} <= created:
-        return
-    for statement in statements(connection.dialect.name):
-        connection.exec_driver_sql(statement)
+statements = base.triggers(
+    {'consumers', 'allocations'},
+    {'postgresql': _POSTGRESQL, 'mysql': _MYSQL, 'sqlite': _SQLITE})

@@ -54,3 +54,30 @@ class SoftDeleteMixin:
         DateTime)
     deleted: orm.Mapped[int] = orm.mapped_column(
         sa.Integer, nullable=False, default=0, server_default='0')
+
+
+def triggers(tables, by_dialect):
+    """Trigger DDL for ``tables``: the schema built from the models runs it.
+
+    ``by_dialect``: {dialect name: [statement]}. The statements run after
+    ``metadata.create_all`` when it created every table of ``tables`` (a
+    subset without them has nothing to trigger on; tables that existed
+    have their triggers). Returns ``statements(dialect)``, the DDL for a
+    dialect's name, for the migration that creates them on upgrade.
+    """
+    def statements(dialect):
+        if dialect == 'mariadb':
+            dialect = 'mysql'
+        if dialect not in by_dialect:
+            raise NotImplementedError('no triggers on %s for %s'
+                                      % (', '.join(sorted(tables)), dialect))
+        return list(by_dialect[dialect])
+
+    @sa.event.listens_for(BASE.metadata, 'after_create')
+    def _create(metadata, connection, tables=(), **kw):
+        if set(needed) <= {table.name for table in tables}:
+            for statement in statements(connection.dialect.name):
+                connection.exec_driver_sql(statement)
+
+    needed = frozenset(tables)
+    return statements

@@ -25,8 +25,6 @@ texts hold no ``%`` and no ``:``-names, so that every driver takes them
 as they are.
 """
 
-import sqlalchemy as sa
-
 from resobj.db.models import base
 
 # The ALLOC row's inventory: the row named by OLD or NEW.
@@ -125,24 +123,6 @@ RECOUNT = (
     'inventories.resource_class_id)')
 
 
-def statements(dialect):
-    """The DDL creating the triggers on ``dialect`` (a dialect's name)."""
-    if dialect == 'postgresql':
-        return list(_POSTGRESQL)
-    if dialect in ('mysql', 'mariadb'):
-        return list(_MYSQL)
-    if dialect == 'sqlite':
-        return list(_SQLITE)
-    raise NotImplementedError('no inventory usage triggers for %s'
-                              % dialect)
-
-
-@sa.event.listens_for(base.BASE.metadata, 'after_create')
-def _create_triggers(metadata, connection, tables=(), **kw):
-    # Only when this create_all made both tables: a subset without them
-    # has no usage to keep, and tables that existed have their triggers.
-    created = {table.name for table in tables}
-    if not {'inventories', 'allocations'} <= created:
-        return
-    for statement in statements(connection.dialect.name):
-        connection.exec_driver_sql(statement)
+statements = base.triggers(
+    {'inventories', 'allocations'},
+    {'postgresql': _POSTGRESQL, 'mysql': _MYSQL, 'sqlite': _SQLITE})

@@ -39,6 +39,14 @@ def inventory(context, rp_id, rc_id, total, reserved=0, min_unit=1,
         step_size=step_size, allocation_ratio=allocation_ratio))
 
 
+def provider_with(context, totals):
+    """A new provider with inventory of {class id: total}; its id."""
+    rp_id = provider(context)
+    for rc_id, total in sorted(totals.items()):
+        inventory(context, rp_id, rc_id, total=total)
+    return rp_id
+
+
 @facade.writer
 def set_inventory(context, rp_id, rc_id, **values):
     table = inv_models.Inventory.__table__
@@ -110,6 +118,12 @@ def uuid(context, rp_id):
     table = rp_models.ResourceProvider.__table__
     return context.session.execute(sa.select(table.c.uuid).where(
         table.c.id == rp_id)).scalar_one()
+
+
+@facade.writer
+def execute(context, statement):
+    """Run a Core write as another release's code would; its rowcount."""
+    return context.session.execute(statement).rowcount
 
 
 @facade.reader

@@ -278,9 +278,7 @@ class TestReplaceAllStatements(db_base.DBTestCase):
     def setUp(self):
         super().setUp()
         rc_db.ensure_sync(self.context)
-        self.rp = fx.provider(self.context)
-        fx.inventory(self.context, self.rp, VCPU, total=64)
-        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096)
+        self.rp = fx.provider_with(self.context, {VCPU: 64, MEMORY_MB: 4096})
         self.rp_uuid = fx.uuid(self.context, self.rp)
 
     def _claim(self, consumer, generation, vcpus=1, project='p', user='u',

@@ -125,17 +125,21 @@ class TestConcurrentClaims(db_base.DBTestCase):
         return facade.database_url(conf.conf).render_as_string(
             hide_password=False)
 
-    def test_no_over_allocation_and_nothing_lost(self):
+    def _race(self, target, capacity):
+        """Run ``target`` in PROCESSES processes on three new providers.
+
+        Returns (the providers, every process's outcomes).
+        """
         url = self._shared_url()
         rc_db.ensure_sync(self.context)
         providers = [fx.provider(self.context) for _ in range(3)]
         for rp in providers:
-            fx.inventory(self.context, rp, VCPU, total=CAPACITY)
+            fx.inventory(self.context, rp, VCPU, total=capacity)
         facade.dispose()
 
         spawn = multiprocessing.get_context('spawn')
         results = spawn.Queue()
-        workers = [spawn.Process(target=_claimer,
+        workers = [spawn.Process(target=target,
                                  args=(url, providers, seed, results))
                    for seed in range(PROCESSES)]
         for worker in workers:
@@ -145,7 +149,10 @@ class TestConcurrentClaims(db_base.DBTestCase):
         for worker in workers:
             worker.join(timeout=60)
             self.assertEqual(0, worker.exitcode)
+        return providers, outcomes
 
+    def test_no_over_allocation_and_nothing_lost(self):
+        providers, outcomes = self._race(_claimer, CAPACITY)
         errors = [o for o in outcomes if o[0] == 'error']
         self.assertEqual([], errors)
         self.assertEqual(PROCESSES * CLAIMS_PER_PROCESS, len(outcomes))
@@ -165,25 +172,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
         self.assertTrue(any(o[0] == 'refused' for o in outcomes))
 
     def test_claims_and_deletes_keep_every_inventory_usage(self):
-        url = self._shared_url()
-        rc_db.ensure_sync(self.context)
-        providers = [fx.provider(self.context) for _ in range(3)]
-        for rp in providers:
-            fx.inventory(self.context, rp, VCPU, total=CAPACITY * 2)
-        facade.dispose()
-
-        spawn = multiprocessing.get_context('spawn')
-        results = spawn.Queue()
-        workers = [spawn.Process(target=_churner,
-                                 args=(url, providers, seed, results))
-                   for seed in range(PROCESSES)]
-        for worker in workers:
-            worker.start()
-        outcomes = [item for _ in workers
-                    for item in results.get(timeout=300)]
-        for worker in workers:
-            worker.join(timeout=60)
-            self.assertEqual(0, worker.exitcode)
+        providers, outcomes = self._race(_churner, CAPACITY * 2)
         self.assertEqual([], [o for o in outcomes if o[0] == 'error'])
         stored = self._stored()
         self.assertEqual(sum(o[1] for o in outcomes), len(stored))

@@ -32,11 +32,6 @@ _TRIGGERS = {
 _TRIGGERS['sqlite'] = _TRIGGERS['mysql']
 
 
-@facade.writer
-def _execute(context, statement):
-    return context.session.execute(statement).rowcount
-
-
 @facade.reader
 def _owners(context):
     """{allocation id: (consumer id, project id, user id)}, read raw."""
@@ -57,9 +52,7 @@ class OwnerTestCase(db_base.DBTestCase):
     def setUp(self):
         super().setUp()
         rc_db.ensure_sync(self.context)
-        self.rp = fx.provider(self.context)
-        fx.inventory(self.context, self.rp, VCPU, total=64)
-        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096)
+        self.rp = fx.provider_with(self.context, {VCPU: 64, MEMORY_MB: 4096})
         self.first = fx.consumer(self.context, 'p1', 'u1')
         self.second = fx.consumer(self.context, 'p2', 'u2')
 
@@ -88,10 +81,10 @@ class TestTriggers(OwnerTestCase):
                     (self.rp, self.first, MEMORY_MB, 256),
                     (self.rp, self.second, VCPU, 3))
         project, user = _owner_of(self.context, self.second)
-        _execute(self.context, sa.update(_CONSUMERS).where(
+        fx.execute(self.context, sa.update(_CONSUMERS).where(
             _CONSUMERS.c.id == self.first).values(project_id=project))
         self.assert_owned_by_consumers()
-        _execute(self.context, sa.update(_CONSUMERS).where(
+        fx.execute(self.context, sa.update(_CONSUMERS).where(
             _CONSUMERS.c.id == self.first).values(user_id=user))
         self.assert_owned_by_consumers()
         self.assertEqual({(project, user)}, {
@@ -100,13 +93,13 @@ class TestTriggers(OwnerTestCase):
     def test_a_generation_bump_changes_no_allocation(self):
         fx.allocate(self.context, (self.rp, self.first, VCPU, 2))
         before = _owners(self.context)
-        _execute(self.context, sa.update(_CONSUMERS).values(
+        fx.execute(self.context, sa.update(_CONSUMERS).values(
             generation=_CONSUMERS.c.generation + 1))
         self.assertEqual(before, _owners(self.context))
 
     def test_a_row_moved_to_another_consumer_takes_its_owner(self):
         fx.allocate(self.context, (self.rp, self.first, VCPU, 2))
-        _execute(self.context, sa.update(_ALLOC).values(
+        fx.execute(self.context, sa.update(_ALLOC).values(
             consumer_id=self.second))
         self.assertEqual([(self.second,) + _owner_of(self.context,
                                                      self.second)],
@@ -115,7 +108,7 @@ class TestTriggers(OwnerTestCase):
     def test_the_copy_cannot_be_written_over(self):
         fx.allocate(self.context, (self.rp, self.first, VCPU, 2))
         project, user = _owner_of(self.context, self.second)
-        _execute(self.context, sa.update(_ALLOC).values(
+        fx.execute(self.context, sa.update(_ALLOC).values(
             project_id=project, user_id=user))
         self.assert_owned_by_consumers()
 

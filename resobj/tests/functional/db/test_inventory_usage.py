@@ -26,11 +26,6 @@ _ALLOC = alloc_models.Allocation.__table__
 _INV = inv_models.Inventory.__table__
 
 
-@facade.writer
-def _execute(context, statement):
-    return context.session.execute(statement).rowcount
-
-
 @facade.reader
 def _used(context, rp_id):
     """{class id: inventories.used} of the provider, read raw."""
@@ -44,9 +39,7 @@ class TestTriggers(db_base.DBTestCase):
     def setUp(self):
         super().setUp()
         rc_db.ensure_sync(self.context)
-        self.rp = fx.provider(self.context)
-        fx.inventory(self.context, self.rp, VCPU, total=64)
-        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096)
+        self.rp = fx.provider_with(self.context, {VCPU: 64, MEMORY_MB: 4096})
         self.first = fx.consumer(self.context)
         self.second = fx.consumer(self.context)
 
@@ -65,7 +58,7 @@ class TestTriggers(db_base.DBTestCase):
         fx.allocate(self.context, (self.rp, self.first, VCPU, 2),
                     (self.rp, self.first, MEMORY_MB, 512),
                     (self.rp, self.second, VCPU, 3))
-        self.assertEqual(2, _execute(self.context, sa.delete(_ALLOC).where(
+        self.assertEqual(2, fx.execute(self.context, sa.delete(_ALLOC).where(
             _ALLOC.c.consumer_id == self.first)))
         self.assertEqual({VCPU: 3, MEMORY_MB: 0},
                          _used(self.context, self.rp))
@@ -76,16 +69,16 @@ class TestTriggers(db_base.DBTestCase):
         fx.allocate(self.context, (self.rp, self.first, VCPU, 2),
                     (self.rp, self.second, VCPU, 3))
         # A new amount, then another provider, then another class.
-        _execute(self.context, sa.update(_ALLOC).where(
+        fx.execute(self.context, sa.update(_ALLOC).where(
             _ALLOC.c.consumer_id == self.first).values(used=6))
         self.assertEqual(9, _used(self.context, self.rp)[VCPU])
-        _execute(self.context, sa.update(_ALLOC).where(
+        fx.execute(self.context, sa.update(_ALLOC).where(
             _ALLOC.c.consumer_id == self.second).values(
             resource_provider_id=other, used=4))
         self.assertEqual({VCPU: 6, MEMORY_MB: 0},
                          _used(self.context, self.rp))
         self.assertEqual({VCPU: 4}, _used(self.context, other))
-        _execute(self.context, sa.update(_ALLOC).where(
+        fx.execute(self.context, sa.update(_ALLOC).where(
             _ALLOC.c.consumer_id == self.first).values(
             resource_class_id=MEMORY_MB))
         self.assertEqual({VCPU: 0, MEMORY_MB: 6},
@@ -142,7 +135,7 @@ class TestFixUsage(db_base.DBTestCase):
             fx.allocate(self.context, (rp, consumer, VCPU, 7))
 
     def _break(self, rp, value):
-        _execute(self.context, sa.update(_INV).where(
+        fx.execute(self.context, sa.update(_INV).where(
             _INV.c.resource_provider_id == rp).values(used=value))
 
     def test_nothing_to_do_when_the_triggers_counted(self):
