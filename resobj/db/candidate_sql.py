@@ -247,46 +247,44 @@ def _with_room(i, n, clauses, *columns):
     ``provider_sql.room_for``) so that it starts from those providers.
     A planner without statistics (PostgreSQL on tables not analysed
     yet) otherwise walks every inventory of the class and keeps the
-    few: 24 ms instead of 3 on PostgreSQL for 50 roots among 1,000. A
-    column ``'used'`` stands for the provider's usage of the class.
+    few: 24 ms instead of 3 on PostgreSQL for 50 roots among 1,000.
     """
     rc_id, amount = _int('rc_%d_%d' % (i, n)), _int('amount_%d_%d' % (i, n))
     rp, inv = sql.RP, sql.INV
-    return (sa.select(*(inv.c.used if c == 'used' else c for c in columns))
+    return (sa.select(*columns)
             .select_from(inv.join(
                 rp, rp.c.id == inv.c.resource_provider_id))
-            .where(sql.room_for(rc_id, amount, inv.c.used, few=True),
-                   *clauses))
+            .where(sql.room_for(rc_id, amount, few=True), *clauses))
 
 
-def _pivot_slots(i, width, rc_ids, keep_max_unit, rc_id, used, min_unit,
-                 max_unit, step_size, usable, capacity):
+def _pivot_slots(i, width, rc_ids, keep_max_unit):
     """Group ``i``'s class slots over inventory rows grouped by provider.
 
     ``rc_ids``: the group's class parameters, one slot each, padded with
-    empty slots to ``width``; the other arguments are the columns of an
-    inventory row (``used``: its provider's usage of its class). Each
-    slot takes the MAX over the provider's rows of a CASE on its class:
-    the capacity where the amount fits (else NULL), the usage whether
-    it fits or not (the search reads it only where the capacity is),
-    and max_unit where it fits (``keep_max_unit``). Returns (columns,
-    the capacity aggregates, for the HAVING test).
+    empty slots to ``width``. Each slot takes the MAX over the
+    provider's INV rows of a CASE on its class: the capacity where the
+    amount fits (else NULL), the usage whether it fits or not (the
+    search reads it only where the capacity is), and max_unit where it
+    fits (``keep_max_unit``). Returns (columns, the capacity aggregates,
+    for the HAVING test).
     """
+    inv = sql.INV
+    capacity = sql.capacity()
     columns, capacities = [], []
     for n in range(width):
         if n >= len(rc_ids):
             columns += _empty_slot(n)
             continue
-        room = sa.and_(rc_id == rc_ids[n], sql.fits(
-            _int('amount_%d_%d' % (i, n)), used, min_unit, max_unit,
-            step_size, usable))
+        room = sql.room_for(rc_ids[n], _int('amount_%d_%d' % (i, n)))
         fitting = sa.func.max(sa.case((room, capacity)))
         capacities.append(fitting)
         columns += [
             fitting.label('capacity_%d' % n),
-            sa.func.max(sa.case((rc_id == rc_ids[n], used)))
+            sa.func.max(sa.case((inv.c.resource_class_id == rc_ids[n],
+                                 inv.c.used)))
             .label('used_%d' % n),
-            sa.func.max(sa.case((room, max_unit))).label('max_unit_%d' % n)
+            sa.func.max(sa.case((room, inv.c.max_unit)))
+            .label('max_unit_%d' % n)
             if keep_max_unit else _none('max_unit_%d' % n, sa.Integer)]
     return columns, capacities
 
@@ -315,10 +313,7 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     where = list(clauses)
     if not lone:
         where.append(inv.c.resource_class_id.in_(rc_ids))
-    slots, capacities = _pivot_slots(
-        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id,
-        inv.c.used, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
-        sql.usable(), sql.capacity())
+    slots, capacities = _pivot_slots(i, width, rc_ids, keep_max_unit)
     columns = [sa.literal_column(str(i)).label('grp'), rp.c.id,
                rp.c.root_provider_id, *slots]
     # Grouped by the primary key, the other columns follow from it
@@ -366,10 +361,7 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit, roots):
     rc_ids = [_int('rc_%d_%d' % (i, n)) for n in range(classes)]
     source = roots.join(rp, rp.c.root_provider_id == list(roots.c)[0]).join(
         inv, inv.c.resource_provider_id == rp.c.id)
-    slots, capacities = _pivot_slots(
-        i, width, rc_ids, keep_max_unit, inv.c.resource_class_id,
-        inv.c.used, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
-        sql.usable(), sql.capacity())
+    slots, capacities = _pivot_slots(i, width, rc_ids, keep_max_unit)
     return (sa.select(sa.literal_column(str(i)).label('grp'), rp.c.id,
                       rp.c.root_provider_id, *slots)
             .select_from(source)

@@ -96,11 +96,10 @@ def capacity(inv=INV):
     return sa.cast(sa.func.floor(usable(inv)), sa.BigInteger)
 
 
-def room_for(rc_id, amount, used, few=False):
+def room_for(rc_id, amount, few=False):
     """Conditions on INV for ``amount`` more of ``rc_id``.
 
-    ``used``: the provider's usage of the class (INV's own ``used``, or
-    the same column of a subquery that read it). ``few``: the caller
+    The inventory's usage is its own ``used``. ``few``: the caller
     limits the providers otherwise (a tree, a few roots); the class test
     is then written so that no index can serve it, or planners without
     statistics (SQLite, PostgreSQL before its first ANALYZE) walk every
@@ -112,8 +111,8 @@ def room_for(rc_id, amount, used, few=False):
         amount = sa.literal(amount, sa.Integer)
     rc = INV.c.resource_class_id + 0 if few else INV.c.resource_class_id
     return sa.and_(rc == rc_id, fits(
-        amount, used, INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
-        usable()))
+        amount, INV.c.used, INV.c.min_unit, INV.c.max_unit,
+        INV.c.step_size, usable()))
 
 
 def fits(amount, used, min_unit, max_unit, step_size, usable):
@@ -131,7 +130,7 @@ def with_room(rc_id, amount):
     """RP rows that can take ``amount`` more of class ``rc_id``."""
     return RP.c.id.in_(
         sa.select(INV.c.resource_provider_id)
-        .where(room_for(rc_id, amount, INV.c.used)))
+        .where(room_for(rc_id, amount)))
 
 
 def _values(values):

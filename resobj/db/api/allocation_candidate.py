@@ -484,15 +484,20 @@ def get_candidates(context, groups, limit=None, group_policy=None,
 MAX_WARM_CLASSES = 4
 
 
+def _usual_group(rc_ids, forbidden):
+    """An unsuffixed group of ``rc_ids``, 1 of each, forbidding traits."""
+    return {'suffix': '', 'required_traits': [],
+            'forbidden_traits': frozenset(forbidden), 'member_of': [],
+            'forbidden_aggs': frozenset(), 'in_tree': None,
+            'use_same_provider': False,
+            'rc_amounts': {rc_id: 1 for rc_id in rc_ids}}
+
+
 def _usual_requests(context):
     """_Requests of the usual shapes, with made-up ids and values."""
     for classes in range(1, MAX_WARM_CLASSES + 1):
         for forbidden in ((), ('forbidden',)):
-            group = {'suffix': '', 'required_traits': [],
-                     'forbidden_traits': frozenset(forbidden),
-                     'member_of': [], 'forbidden_aggs': frozenset(),
-                     'in_tree': None, 'use_same_provider': False,
-                     'rc_amounts': {rc_id: 1 for rc_id in range(classes)}}
+            group = _usual_group(range(classes), forbidden)
             names = {rc_id: str(rc_id) for rc_id in range(classes)}
             for served in ({}, {1: {1}}):
                 yield _Request(context, [group], {'forbidden': 1}, {},
@@ -525,17 +530,14 @@ def warm_connection(context):
     for classes in range(1, len(WARM_CLASSES) + 1):
         for forbidden in ((), (WARM_FORBIDDEN,)):
             names = WARM_CLASSES[:classes]
+            # Run for each set of names too: its statement is one per
+            # number of classes and traits.
             _rc_ids, trait_ids, served = _names_and_sharing(
                 context, set(names), set(forbidden))
             # Negative ids: no class has one.
             fake = {-1 - n: name for n, name in enumerate(names)}
-            group = {'suffix': '', 'required_traits': [],
-                     'forbidden_traits': frozenset(forbidden),
-                     'member_of': [], 'forbidden_aggs': frozenset(),
-                     'in_tree': None, 'use_same_provider': False,
-                     'rc_amounts': {rc_id: 1 for rc_id in fake}}
-            request = _Request(context, [group], trait_ids, {}, fake,
-                               served)
+            request = _Request(context, [_usual_group(fake, forbidden)],
+                               trait_ids, {}, fake, served)
             _search(context, request)
             _window_search(context, request, 0, 1)
             searches += 2
