@@ -32,19 +32,24 @@ CLAIMS_PER_PROCESS = 15
 CAPACITY = 10
 
 
-def _claimer(url, providers, seed, results):
-    """Runs in a spawned process: claim, and report what the DB said."""
+def _worker(body, url, providers, seed, results):
+    """Runs in a spawned process: ``body``, then report what it saw.
+
+    ``body(url, providers, seed, outcome)`` appends to ``outcome``; an
+    exception becomes an ('error', traceback) entry.
+    """
     outcome = []
     try:
-        _claim(url, providers, seed, outcome)
+        body(url, providers, seed, outcome)
     except Exception:
-        outcome.append(('error', None, None, traceback.format_exc()))
+        outcome.append(('error', traceback.format_exc()))
     finally:
         # Always answer, so the parent never waits for a dead process.
         results.put(outcome)
 
 
 def _claim(url, providers, seed, outcome):
+    """Claim, and report what the database said of each claim."""
     _configure(url)
     ctx = context.get_admin_context()
     rnd = random.Random(seed)
@@ -66,18 +71,8 @@ def _claim(url, providers, seed, outcome):
             outcome.append(('error', consumer, rp, repr(exc)))
 
 
-def _churner(url, providers, seed, results):
-    """Runs in a spawned process: claim, and delete half the claims."""
-    outcome = []
-    try:
-        _churn(url, providers, seed, outcome)
-    except Exception:
-        outcome.append(('error', traceback.format_exc()))
-    finally:
-        results.put(outcome)
-
-
 def _churn(url, providers, seed, outcome):
+    """Claim, delete half the claims, and report how many are held."""
     _configure(url)
     ctx = context.get_admin_context()
     rnd = random.Random(seed)
@@ -125,8 +120,10 @@ class TestConcurrentClaims(db_base.DBTestCase):
         return facade.database_url(conf.conf).render_as_string(
             hide_password=False)
 
-    def _race(self, target, capacity):
-        """Run ``target`` in PROCESSES processes on three new providers.
+    def _race(self, body, capacity):
+        """Run ``body`` in PROCESSES processes on three new providers.
+
+        ``body``: see :func:`_worker`.
 
         Returns (the providers, every process's outcomes).
         """
@@ -139,8 +136,8 @@ class TestConcurrentClaims(db_base.DBTestCase):
 
         spawn = multiprocessing.get_context('spawn')
         results = spawn.Queue()
-        workers = [spawn.Process(target=target,
-                                 args=(url, providers, seed, results))
+        workers = [spawn.Process(target=_worker,
+                                 args=(body, url, providers, seed, results))
                    for seed in range(PROCESSES)]
         for worker in workers:
             worker.start()
@@ -152,7 +149,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
         return providers, outcomes
 
     def test_no_over_allocation_and_nothing_lost(self):
-        providers, outcomes = self._race(_claimer, CAPACITY)
+        providers, outcomes = self._race(_claim, CAPACITY)
         errors = [o for o in outcomes if o[0] == 'error']
         self.assertEqual([], errors)
         self.assertEqual(PROCESSES * CLAIMS_PER_PROCESS, len(outcomes))
@@ -172,7 +169,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
         self.assertTrue(any(o[0] == 'refused' for o in outcomes))
 
     def test_claims_and_deletes_keep_every_inventory_usage(self):
-        providers, outcomes = self._race(_churner, CAPACITY * 2)
+        providers, outcomes = self._race(_churn, CAPACITY * 2)
         self.assertEqual([], [o for o in outcomes if o[0] == 'error'])
         stored = self._stored()
         self.assertEqual(sum(o[1] for o in outcomes), len(stored))
