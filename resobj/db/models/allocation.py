@@ -14,7 +14,9 @@ from resobj.db.models import base
 class Allocation(base.TimestampMixin, base.Base):
     __tablename__ = 'allocations'
     __table_args__ = (
-        # Usage sums per (provider, class) read only this index.
+        # A provider's allocations of a class: in-use checks and the sums
+        # that count an inventory's usage afresh (a new inventory's
+        # trigger, the online recount) read only this index.
         sa.Index('ix_allocations_rp_rc_used', 'resource_provider_id',
                  'resource_class_id', 'used'),
         # A project's usage sums (joined on consumer_id) read only this.
