@@ -4,16 +4,16 @@ A test class derived from :class:`DBTestCase` runs each test once per
 backend (scenarios ``sqlite``, ``postgresql``, ``mysql``), each on a fresh
 schema. PostgreSQL and MySQL use oslo.db's opportunistic provisioning with
 the ``openstack_citest`` account (``tools/test-setup.sh``); when a server
-is missing those tests are skipped, unless ``RESOBJ_TEST_REQUIRE_BACKENDS``
-is set, which turns every such skip into a failure (CI sets it).
+is missing, or refuses that account, those tests are skipped with the
+reason (``resobj.tests.backends`` decides once per backend), unless
+``RESOBJ_TEST_REQUIRE_BACKENDS`` is set, which turns every such skip into a
+failure (CI sets it).
 
 PostgreSQL runs on psycopg (3), the driver resobj recommends, unless
 ``OS_TEST_DBAPI_ADMIN_CONNECTION`` names other URLs (set in
 ``resobj/tests/__init__.py``); psycopg2 is covered by
 ``functional/db/test_postgresql_drivers.py``.
 """
-
-import os
 
 from oslo_db.sqlalchemy import test_fixtures
 
@@ -25,10 +25,8 @@ from resobj.db.api import inventory as inventory_db
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import models
+from resobj.tests import backends
 from resobj.tests import base
-
-REQUIRE_BACKENDS = os.environ.get(
-    'RESOBJ_TEST_REQUIRE_BACKENDS', '').lower() in ('1', 'true', 'yes')
 
 
 class _FacadeMixin:
@@ -87,9 +85,14 @@ class DBTestCase(test_fixtures.OpportunisticDBTestMixin, base.TestCase):
     """Each test runs on every backend, on a fresh schema."""
 
     scenarios = BACKEND_SCENARIOS
-    SKIP_ON_UNAVAILABLE_DB = not REQUIRE_BACKENDS
+    SKIP_ON_UNAVAILABLE_DB = not backends.REQUIRE_BACKENDS
 
     def setUp(self):
+        # Decided before oslo.db's fixtures run: their own skip says only
+        # "Could not connect", and costs a connection attempt per test
+        # class; this one names the cause and is probed once per run.
+        if self.FIXTURE.DRIVER != 'sqlite':
+            backends.require(self.FIXTURE.DRIVER)
         super().setUp()
         self.context = context.get_admin_context()
         if self.backend == 'sqlite':

@@ -18,7 +18,6 @@ import os
 
 import fixtures
 from oslo_db import exception as db_exc
-from oslo_db.sqlalchemy import provision
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -30,6 +29,7 @@ from resobj.db import migration
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
+from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
@@ -167,18 +167,14 @@ def _probe_prepared(context, marker):
 
 class TestPostgreSQLDrivers(base.TestCase):
 
-    scenarios = [('psycopg', {'driver': 'psycopg'}),
-                 ('psycopg2', {'driver': 'psycopg2'})]
+    # Named as SQLAlchemy names the driver, so that the ids end in
+    # "(postgresql+...)" like every other PostgreSQL test's.
+    scenarios = [('postgresql+psycopg', {'driver': 'psycopg'}),
+                 ('postgresql+psycopg2', {'driver': 'psycopg2'})]
 
     def setUp(self):
         super().setUp()
-        try:
-            backend = provision.Backend.backend_for_database_type(
-                'postgresql')
-        except provision.exception.BackendNotAvailable:
-            if db_base.REQUIRE_BACKENDS:
-                raise
-            self.skipTest('no PostgreSQL server for the opportunistic tests')
+        backend = backends.provisioning_backend('postgresql')
         name = 'resobj_drivers_' + uuidutils.generate_uuid(dashed=False)
         backend.create_named_database(name)
         self.addCleanup(backend.drop_named_database, name)
