@@ -58,6 +58,25 @@ class DatabaseUnavailable(ResobjException):
     msg_fmt = 'Cannot connect to the database: %(reason)s'
 
 
+class DatabaseAccessForbidden(ResobjException):
+    msg_fmt = 'This process may not use the database: %(reason)s'
+
+
+class ConductorTimeout(ResobjException):
+    msg_fmt = ('No conductor on topic %(topic)s answered %(method)s within '
+               '%(timeout)s s; the call may or may not have been carried '
+               'out and was not sent again')
+
+
+class ConductorUnavailable(ResobjException):
+    msg_fmt = 'Cannot reach a conductor on topic %(topic)s: %(reason)s'
+
+
+class RPCVersionCapped(ResobjException):
+    msg_fmt = ('%(method)s needs %(api)s RPC API version %(version)s, but '
+               '[upgrade_levels] %(api)s caps it at %(cap)s')
+
+
 class DatabaseSchemaError(ResobjException):
     msg_fmt = 'Database schema error: %(reason)s'
 

@@ -15,6 +15,7 @@ from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
 from resobj.db import migration
+from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -25,6 +26,9 @@ def register_all_opts(conf):
     from oslo_policy import opts as policy_opts
     resobj_conf.register_opts(conf)
     logging.register_options(conf)
+    # One configuration file serves every service of a host: the
+    # messaging options in it are known here too.
+    rpc.register_opts(conf)
     policy_opts.set_defaults(conf)
     for group, opts in auth_token.list_opts():
         conf.register_opts(opts, group=group)

@@ -23,6 +23,7 @@ from resobj.db import migration
 from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import fingerprint
+from resobj import rpc
 from resobj import version
 
 LOG = logging.getLogger(__name__)
@@ -232,6 +233,9 @@ def main(argv=None):
     conf = cfg.ConfigOpts()
     resobj_conf.register_opts(conf)
     logging.register_options(conf)
+    # One configuration file serves every service of a host: the
+    # messaging options in it are known here too.
+    rpc.register_opts(conf)
     # alembic narrates every step at INFO; the commands print the outcome.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()
                          + ['alembic=WARN'])

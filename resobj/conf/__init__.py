@@ -6,9 +6,11 @@ Nothing here touches a global ``cfg.CONF``: callers create a
 
 from resobj.conf import api
 from resobj.conf import compute
+from resobj.conf import conductor
 from resobj.conf import database
 from resobj.conf import paths
 from resobj.conf import resource_providers
+from resobj.conf import service
 
 
 def register_opts(conf):
@@ -17,4 +19,6 @@ def register_opts(conf):
     api.register_opts(conf)
     database.register_opts(conf)
     compute.register_opts(conf)
+    conductor.register_opts(conf)
     resource_providers.register_opts(conf)
+    service.register_opts(conf)

@@ -101,6 +101,28 @@ def _scope(writes):
         _local.scope = outer
 
 
+# Why this process may not use the database (see forbid()); empty while
+# it may.
+_forbidden = []
+
+
+def forbid(reason):
+    """Refuse every database call of this process, naming ``reason``.
+
+    For services that reach the database only through a conductor: a
+    code path that would still call the DB API directly raises
+    DatabaseAccessForbidden before any engine or connection exists.
+    Returns a function that lifts the refusal (for tests).
+    """
+    _forbidden.append(reason)
+    return lambda: _forbidden.remove(reason)
+
+
+def _check_allowed():
+    if _forbidden:
+        raise exception.DatabaseAccessForbidden(reason=_forbidden[-1])
+
+
 def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
@@ -108,6 +130,7 @@ def _translating(manager, writes=False):
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            _check_allowed()
             with writing(writes), _scope(writes), translate_errors():
                 return transactional(*args, **kwargs)
         return wrapper
@@ -247,6 +270,8 @@ IDLE_PING_SECONDS = 10.0
 
 
 def _on_engine_create(engine):
+    # The last line of defence of forbid(): whatever path led here.
+    _check_allowed()
     if engine.dialect.name != 'sqlite':
         # First: it leaves the pool empty, so that the connect hooks
         # below apply to every connection, oslo.db's first one included.
@@ -670,6 +695,7 @@ def configure(conf):
 
 def get_engine(use_replica=False):
     """The engine behind the writer (or the replica reader)."""
+    _check_allowed()
     # oslo.db's "reader engine" is the slave_connection one when that is
     # set, and the primary otherwise.
     if use_replica:

@@ -149,8 +149,22 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
         for name in self.fields:
             if name != 'id' and other.obj_attr_is_set(name):
                 setattr(self, name, getattr(other, name))
-        self._stored_status = other._stored_status
+        self._stored_status = other.status_as_stored()
         self.obj_reset_changes()
+
+    def status_as_stored(self):
+        """The status this device was read with, or None if unknown.
+
+        A device read from the database remembers it. One that crossed a
+        process boundary (a conductor's answer) cannot, since only fields
+        travel; while its status is unchanged, the status is the stored
+        one.
+        """
+        stored = getattr(self, '_stored_status', None)
+        if stored is None and self.obj_attr_is_set('status') and \
+                'status' not in self.obj_what_changed():
+            stored = self.status
+        return stored
 
     def _parent_addr_from_extra_info(self):
         if not self.obj_attr_is_set('extra_info'):
@@ -206,8 +220,7 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
         """
         values = self.obj_get_db_changes()
         values.pop('id', None)
-        expected = (getattr(self, '_stored_status', None)
-                    if 'status' in values else None)
+        expected = self.status_as_stored() if 'status' in values else None
         return self.id, expected, values
 
     @base.remotable

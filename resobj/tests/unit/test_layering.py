@@ -21,8 +21,10 @@ ROOT = os.path.dirname(os.path.abspath(resobj.__file__))
 
 FORBIDDEN = {
     'resobj.db': ('resobj.objects', 'resobj.api', 'resobj.compute',
-                  'resobj.cmd'),
-    'resobj.objects': ('resobj.api', 'resobj.cmd'),
+                  'resobj.cmd', 'resobj.rpc', 'resobj.conductor'),
+    # Objects never import the HTTP or RPC layers.
+    'resobj.objects': ('resobj.api', 'resobj.cmd', 'resobj.rpc',
+                       'resobj.conductor', 'oslo_messaging'),
     'resobj.compute': ('resobj.db', 'oslo_db', 'sqlalchemy', 'resobj.api',
                        'resobj.cmd'),
     # Handlers reach the database only through objects.

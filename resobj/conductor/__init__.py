@@ -1,0 +1,1 @@
+"""The conductor: object methods over RPC for nodes without a database."""

@@ -1,0 +1,142 @@
+"""The conductor's RPC endpoint: object methods run for other services.
+
+A service without database access (``[conductor] use_local = false``)
+sends each remotable object call here (oslo.versionedobjects'
+indirection contract). The conductor always runs the newest code of the
+cloud, so it can read what every peer sends and must answer each peer in
+the versions that peer knows: results go back backported to the caller's
+version manifest, and a value the caller's version cannot represent
+fails the call (ObjectBackportError) instead of reaching it altered.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from resobj import exception
+from resobj import objects
+from resobj.objects import base
+
+LOG = logging.getLogger(__name__)
+
+
+def _manifest_of(obj, manifest=None):
+    """{object name: version} of ``obj`` and every object inside it.
+
+    What the caller sent is at the versions the caller knows; the
+    conductor answers in those.
+    """
+    manifest = {} if manifest is None else manifest
+    manifest.setdefault(obj.obj_name(), obj.VERSION)
+    values = [getattr(obj, name) for name in obj.fields
+              if obj.obj_attr_is_set(name)]
+    if isinstance(obj, base.ObjectListBase):
+        values.extend(obj.objects)
+    for value in values:
+        if isinstance(value, base.ovo_base.VersionedObject):
+            _manifest_of(value, manifest)
+    return manifest
+
+
+def _for_caller(value, manifest):
+    """``value`` as the caller can read it: objects backported.
+
+    An object whose class the caller's manifest names goes as a primitive
+    of that version (its children per the same manifest); anything else
+    goes as it is and the serializer dehydrates it at its own version.
+    """
+    if isinstance(value, base.ResobjObject):
+        wanted = manifest.get(value.obj_name())
+        if wanted is not None and wanted != value.__class__.VERSION:
+            return value.obj_to_primitive(target_version=wanted,
+                                          version_manifest=manifest)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_for_caller(item, manifest) for item in value)
+    if isinstance(value, dict):
+        return {key: _for_caller(item, manifest)
+                for key, item in value.items()}
+    return value
+
+
+class ConductorManager:
+    """Serves the conductor RPC API (see rpcapi.py for its versions)."""
+
+    target = messaging.Target(version='1.0')
+
+    def __init__(self):
+        # Every class must be registered before the first call names one.
+        objects.register_all()
+
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        """Run classmethod ``objmethod`` of ``objname``.
+
+        The answer is at the caller's ``object_versions``.
+        """
+        cls = self._class(objname, object_versions.get(objname))
+        method = self._method(cls, objname, objmethod)
+        result = method(context, *args, **kwargs)
+        return _for_caller(result, object_versions)
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        """Run ``objmethod`` on ``objinst``; return (changes, result).
+
+        The changes are the fields the call set or changed, as
+        primitives at the caller's versions, plus ``obj_what_changed``:
+        the caller applies them to its own copy.
+        """
+        manifest = _manifest_of(objinst)
+        before = objinst.obj_clone()
+        method = self._method(objinst, objinst.obj_name(), objmethod)
+        result = method(*args, **kwargs)
+        updates = {}
+        for name, field in objinst.fields.items():
+            if not objinst.obj_attr_is_set(name):
+                continue
+            value = getattr(objinst, name)
+            if before.obj_attr_is_set(name) and \
+                    getattr(before, name) == value:
+                continue
+            if isinstance(value, base.ResobjObject):
+                # The serializers carry it (backported, if the caller's
+                # version differs) and the caller sets it as an object.
+                updates[name] = _for_caller(value, manifest)
+            else:
+                updates[name] = field.to_primitive(objinst, name, value)
+        updates['obj_what_changed'] = sorted(objinst.obj_what_changed())
+        return updates, _for_caller(result, manifest)
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        """``objinst`` (newer than the caller reads) as its versions."""
+        name = objinst.obj_name()
+        if name not in object_versions:
+            raise exception.ObjectBackportError(
+                objname=name, target='none',
+                reason='the caller knows no version of %s' % name)
+        return objinst.obj_to_primitive(
+            target_version=object_versions[name],
+            version_manifest=object_versions)
+
+    @staticmethod
+    def _class(objname, version):
+        try:
+            return base.ResobjObject.obj_class_from_name(objname, version)
+        except base.ovo_exc.UnsupportedObjectError:
+            raise exception.UnsupportedObject(objname=objname,
+                                              objver=version)
+        except base.ovo_exc.IncompatibleObjectVersion as exc:
+            raise exception.IncompatibleObjectVersion(
+                objname=objname, objver=version,
+                supported=exc.kwargs.get('supported', 'none'))
+
+    @staticmethod
+    def _method(owner, objname, objmethod):
+        # Only remotable methods may be called over RPC: anything else
+        # (a private helper, a framework method) is not an API.
+        method = getattr(owner, objmethod, None)
+        if method is None or not getattr(method, 'remotable', False):
+            raise exception.ObjectActionError(
+                action=objmethod,
+                reason='%s has no remotable method %s' % (objname,
+                                                          objmethod))
+        return method

@@ -1,0 +1,36 @@
+"""A conductor: the RPC server that runs object methods for other nodes.
+
+Conductors are the only services besides resobj-api and resobj-manage
+that reach the database. Several listen on one topic side by side; each
+call goes to one of them, and any of them can serve any call.
+"""
+
+from oslo_log import log as logging
+
+from resobj.conductor import manager
+from resobj import rpc
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorService:
+    """The RPC server of one resobj-conductor process."""
+
+    def __init__(self, conf, transport=None):
+        self.conf = conf
+        self.transport = transport or rpc.get_transport(conf)
+        self.server = rpc.get_server(self.transport, conf.conductor.topic,
+                                     conf.host,
+                                     [manager.ConductorManager()])
+
+    def start(self):
+        self.server.start()
+        LOG.info('resobj-conductor on %(host)s serving topic %(topic)s',
+                 {'host': self.conf.host,
+                  'topic': self.conf.conductor.topic})
+
+    def stop(self):
+        """Take no new calls, finish those in progress, then return."""
+        self.server.stop()
+        self.server.wait()
+        LOG.info('resobj-conductor on %s stopped', self.conf.host)

@@ -1,0 +1,43 @@
+"""Options for the conductor and for the nodes that call it.
+
+``[conductor]`` says whether a service reaches the database itself or
+through a conductor, and on which topic conductors listen;
+``[upgrade_levels]`` caps the RPC versions a service sends while older
+services are still running (see doc/source/user/upgrade.rst).
+"""
+
+from oslo_config import cfg
+
+conductor_opts = [
+    cfg.BoolOpt('use_local', default=True,
+                help='Run every object method in this process, against '
+                     'the [database] this service is configured with. '
+                     'False: this service has no database access; every '
+                     'remotable object method, lazy load and backport is '
+                     'sent to a resobj-conductor over [DEFAULT] '
+                     'transport_url, and an attempt to reach the database '
+                     'directly fails.'),
+    cfg.StrOpt('topic', default='resobj-conductor',
+               help='The RPC topic conductors listen on and other services '
+                    'call. Every conductor on one topic serves the same '
+                    'calls; several run side by side.'),
+]
+
+upgrade_levels_opts = [
+    cfg.StrOpt('conductor',
+               help='The newest conductor RPC API version this service '
+                    'sends, for example "1.0". Set it to the version of the '
+                    'oldest conductor still running while conductors are '
+                    'upgraded one by one; unset, calls use the newest '
+                    'version this release knows.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(conductor_opts, group='conductor')
+    conf.register_opts(upgrade_levels_opts, group='upgrade_levels')
+
+
+def list_opts():
+    return [('conductor', conductor_opts),
+            ('upgrade_levels', upgrade_levels_opts)]

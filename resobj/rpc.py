@@ -1,0 +1,75 @@
+"""oslo.messaging for resobj's services: transport, serializer, clients.
+
+Every RPC client and server of resobj is built here, so that they all
+carry objects the same way (``ResobjObjectSerializer``, with backports on
+receipt), turn the request context into a dict and back, and rebuild the
+same resobj exceptions on the calling side that the serving side raised.
+"""
+
+import oslo_messaging as messaging
+from oslo_messaging import conffixture
+
+from resobj import context as resobj_context
+from resobj.objects import base as objects_base
+
+# Exceptions raised by a remote method are rebuilt as these classes in the
+# caller (with the same kwargs); any other arrives as RemoteError.
+ALLOWED_EXMODS = ['resobj.exception', 'resobj.compute.exception',
+                  'oslo_versionedobjects.exception']
+
+
+def register_opts(conf):
+    """Register every oslo.messaging option group on ``conf``.
+
+    oslo.messaging registers some of its groups (metrics, tracing) only on
+    its global ``cfg.CONF``, and a call on a private ``ConfigOpts``
+    without them fails with NoSuchOptError. Its ConfFixture registers them
+    all on the conf it is given, and does nothing else until it is used
+    as a fixture, which it is not here.
+    """
+    conffixture.ConfFixture(conf)
+
+
+class RequestContextSerializer(messaging.Serializer):
+    """Objects through ResobjObjectSerializer; the context as a dict."""
+
+    def __init__(self, base=None):
+        self._base = base or objects_base.ResobjObjectSerializer()
+
+    def serialize_entity(self, context, entity):
+        return self._base.serialize_entity(context, entity)
+
+    def deserialize_entity(self, context, entity):
+        return self._base.deserialize_entity(context, entity)
+
+    def serialize_context(self, context):
+        return context.to_dict()
+
+    def deserialize_context(self, context):
+        return resobj_context.RequestContext.from_dict(context)
+
+
+def get_transport(conf):
+    """The RPC transport of ``conf``'s ``[DEFAULT] transport_url``."""
+    return messaging.get_rpc_transport(conf,
+                                       allowed_remote_exmods=ALLOWED_EXMODS)
+
+
+def get_client(transport, topic, version, version_cap=None, timeout=None):
+    """An RPC client for ``topic``, sending at most ``version_cap``."""
+    target = messaging.Target(topic=topic, version=version)
+    return messaging.get_rpc_client(
+        transport, target, version_cap=version_cap, timeout=timeout,
+        serializer=RequestContextSerializer())
+
+
+def get_server(transport, topic, host, endpoints):
+    """An RPC server on ``topic`` (and ``topic.host``) for ``endpoints``.
+
+    Calls run on oslo.messaging's threading executor, as many at once as
+    ``[DEFAULT] executor_thread_pool_size``.
+    """
+    target = messaging.Target(topic=topic, server=host)
+    return messaging.get_rpc_server(
+        transport, target, endpoints,
+        serializer=RequestContextSerializer())
