@@ -72,6 +72,16 @@ class ConductorUnavailable(ResobjException):
     msg_fmt = 'Cannot reach a conductor on topic %(topic)s: %(reason)s'
 
 
+class ComputeTimeout(ResobjException):
+    msg_fmt = ('The compute service of %(host)s did not answer %(method)s '
+               'within %(timeout)s s')
+
+
+class ServiceTooOld(ResobjException):
+    msg_fmt = ('A %(binary)s service of version %(version)s is older than '
+               'the oldest this release works with (%(minimum)s)')
+
+
 class RPCVersionCapped(ResobjException):
     msg_fmt = ('%(method)s needs %(api)s RPC API version %(version)s, but '
                '[upgrade_levels] %(api)s caps it at %(cap)s')

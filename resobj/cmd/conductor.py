@@ -6,58 +6,22 @@ gracefully: it takes no new calls and returns once those in progress
 have answered.
 """
 
-import argparse
-import signal
 import sys
-import threading
 
-from oslo_config import cfg
-from oslo_log import log as logging
-
+from resobj.cmd import serve
 from resobj.conductor import service
-from resobj import conf as resobj_conf
-from resobj.conf import validate
 from resobj.db import facade
 from resobj.db import migration
 from resobj import exception
-from resobj import rpc
 from resobj import version
 
 PROG = 'resobj-conductor'
-LOG = logging.getLogger(__name__)
-
-
-def load_conf(args, config_files=None):
-    conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    logging.register_options(conf)
-    rpc.register_opts(conf)
-    conf(list(args), project='resobj', prog=PROG,
-         default_config_files=config_files,
-         version=version.version_string())
-    validate.check_unknown_options(conf)
-    validate.check_values(conf)
-    return conf
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    argparse.ArgumentParser(
-        prog=PROG, description='Serve object methods over RPC for '
-        'services without database access.',
-        epilog='oslo.config options: --config-file PATH, --config-dir DIR; '
-        'see the [conductor], [database] and [DEFAULT] transport_url '
-        'options.').parse_known_args(argv)
-    try:
-        conf = load_conf(argv)
-    except cfg.Error as exc:
-        print('%s: error: %s' % (PROG, str(exc).splitlines()[0]),
-              file=sys.stderr)
+    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv)
+    if conf is None:
         return 1
-    except exception.ResobjException as exc:
-        print('%s: error: %s' % (PROG, exc), file=sys.stderr)
-        return 1
-    logging.setup(conf, 'resobj')
     try:
         facade.configure(conf)
         # A conductor serves the schema resobj-manage db sync left; it
@@ -68,22 +32,12 @@ def main(argv=None):
     except exception.ResobjException as exc:
         print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 1
-    stopping = threading.Event()
-
-    def _stop(signum, frame):
-        stopping.set()
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    conductor.start()
-    print('%s %s: serving topic %s as %s, schema %s, database %s'
-          % (PROG, version.version_string(), conf.conductor.topic,
-             conf.host, revision,
-             facade.database_url(conf).render_as_string(hide_password=True)),
-          file=sys.stderr, flush=True)
-    while not stopping.wait(1):
-        pass
-    conductor.stop()
-    return 0
+    return serve.run(conductor, '%s %s: serving topic %s as %s, schema %s, '
+                     'database %s' % (
+                         PROG, version.version_string(),
+                         conf.conductor.topic, conf.host, revision,
+                         facade.database_url(conf).render_as_string(
+                             hide_password=True)))
 
 
 if __name__ == '__main__':

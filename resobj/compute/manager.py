@@ -5,9 +5,15 @@ ComputeNode objects, never dicts, and leaves resource bookkeeping to the
 trackers of the nodes involved. ``trackers`` maps (host, node) to a
 ResourceTracker: a compute host owns its own nodes' trackers, and the
 simulator holds every node's.
+
+A step that belongs to a node this manager does not hold goes to that
+node's compute service over RPC (``compute_rpcapi``): the same step, run
+by the peer's manager on its own tracker. ``ComputeEndpoint`` is what a
+``resobj-compute`` serves to its peers.
 """
 
 from oslo_log import log as logging
+import oslo_messaging as messaging
 
 from resobj.compute import exception
 from resobj.compute import usage
@@ -38,11 +44,25 @@ def delete_compute_service(context, host):
 
 class ComputeManager:
 
-    def __init__(self, trackers):
+    def __init__(self, trackers, compute_rpcapi=None):
         self.trackers = trackers
+        self.compute_rpcapi = compute_rpcapi
 
     def tracker_of(self, host, node):
         return self.trackers[(host, node)]
+
+    def _remote(self, host, node):
+        """Whether (host, node) is a peer's, to be reached over RPC.
+
+        Without an RPC client, a node this manager does not hold is
+        nobody's (a simulator's dead host): its part of a move is skipped,
+        or, for a node that must act, tracker_of() raises.
+        """
+        return (host, node) not in self.trackers and \
+            self.compute_rpcapi is not None
+
+    def _local(self, host, node):
+        return (host, node) in self.trackers
 
     # Boot and delete.
 
@@ -75,11 +95,24 @@ class ComputeManager:
         """Claim on the destination and finish the move (status finished).
 
         The source keeps the old flavor (migration consumer) until
-        confirm_resize or revert_resize.
+        confirm_resize or revert_resize. Returns the Migration.
+        """
+        new_flavor = new_flavor or instance.flavor
+        if self._remote(dest_host, dest_node):
+            return self.compute_rpcapi.prep_resize(
+                context, dest_host, instance, new_flavor, dest_node,
+                pci_requests)
+        return self.prep_resize(context, instance, new_flavor, dest_host,
+                                dest_node, pci_requests)
+
+    def prep_resize(self, context, instance, new_flavor, dest_host,
+                    dest_node, pci_requests=None):
+        """The destination's part: claim, the source follows, finish.
+
+        A failure of the source's part aborts the claim.
         """
         dest = self.tracker_of(dest_host, dest_node)
-        claim = dest.resize_claim(context, instance,
-                                  new_flavor or instance.flavor,
+        claim = dest.resize_claim(context, instance, new_flavor,
                                   pci_requests=pci_requests)
         with claim:
             self._source_follows(context, instance, claim.migration)
@@ -87,17 +120,26 @@ class ComputeManager:
         return claim.migration
 
     def _source_follows(self, context, instance, migration):
-        source = self.trackers.get((migration.source_compute,
-                                    migration.source_node))
-        if source is not None:
-            source.track_outgoing(context, instance, migration)
+        host, node = migration.source_compute, migration.source_node
+        if (host, node) == (migration.dest_compute, migration.dest_node):
+            # A resize on the spot: the destination's claim holds both.
+            self.tracker_of(host, node).track_outgoing(context, instance,
+                                                       migration)
+        elif self._remote(host, node):
+            self.compute_rpcapi.resize_source(context, host, instance,
+                                              migration)
+        elif self._local(host, node):
+            self.resize_source(context, instance, migration)
+
+    def resize_source(self, context, instance, migration):
+        """The source's part: keep the old flavor, stop the guest here."""
+        source = self.tracker_of(migration.source_compute,
+                                 migration.source_node)
+        source.track_outgoing(context, instance, migration)
+        if hasattr(source.driver, 'destroy'):
+            source.driver.destroy(instance.uuid)
 
     def _finish(self, context, instance, migration, dest):
-        source = self.trackers.get((migration.source_compute,
-                                    migration.source_node))
-        src_driver = getattr(source, 'driver', None)
-        if source is not dest and hasattr(src_driver, 'destroy'):
-            src_driver.destroy(instance.uuid)
         instance.host, instance.node = dest.host, dest.nodename
         instance.flavor = instance.new_flavor or instance.flavor
         instance.save()
@@ -107,22 +149,49 @@ class ComputeManager:
             dest.driver.spawn(instance.uuid, instance.flavor.memory_mb)
 
     def confirm_resize(self, context, instance, migration):
+        host, node = migration.source_compute, migration.source_node
+        if self._remote(host, node):
+            return self.compute_rpcapi.confirm_resize(context, host,
+                                                      instance, migration)
+        return self.confirm_resize_here(context, instance, migration)
+
+    def confirm_resize_here(self, context, instance, migration):
         source = self.tracker_of(migration.source_compute,
                                  migration.source_node)
         source.drop_move_claim(context, instance, migration, prefix='old')
 
     def revert_resize(self, context, instance, migration):
-        dest = self.tracker_of(migration.dest_compute, migration.dest_node)
-        source = self.trackers.get((migration.source_compute,
-                                    migration.source_node))
-        if source is not dest and hasattr(dest.driver, 'destroy'):
+        host, node = migration.dest_compute, migration.dest_node
+        if self._remote(host, node):
+            return self.compute_rpcapi.revert_resize(context, host,
+                                                     instance, migration)
+        return self.revert_resize_here(context, instance, migration)
+
+    def revert_resize_here(self, context, instance, migration):
+        """The destination's part of a revert, then the source's."""
+        host, node = migration.dest_compute, migration.dest_node
+        dest = self.tracker_of(host, node)
+        same_node = (migration.source_compute, migration.source_node) == \
+            (host, node)
+        if not same_node and hasattr(dest.driver, 'destroy'):
             dest.driver.destroy(instance.uuid)
         dest.drop_move_claim(context, instance, migration, prefix='new')
-        if source is not None and source is not dest:
-            source.adopt(instance)
-            if hasattr(source.driver, 'spawn'):
-                source.driver.spawn(instance.uuid,
-                                    instance.flavor.memory_mb)
+        if same_node:
+            return
+        source_host = migration.source_compute
+        if self._remote(source_host, migration.source_node):
+            self.compute_rpcapi.finish_revert_resize(
+                context, source_host, instance, migration)
+        elif self._local(source_host, migration.source_node):
+            self.finish_revert_resize(context, instance, migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        """The source's part of a revert: the instance is back here."""
+        source = self.tracker_of(migration.source_compute,
+                                 migration.source_node)
+        source.adopt(instance)
+        if hasattr(source.driver, 'spawn'):
+            source.driver.spawn(instance.uuid, instance.flavor.memory_mb)
 
     # Live migration.
 
@@ -139,8 +208,15 @@ class ComputeManager:
             raise exception.MigrationPreCheckError(
                 instance=instance.uuid,
                 reason='the instance already runs on %s' % dest_node)
+        if self._remote(dest_host, dest_node):
+            return self.compute_rpcapi.check_can_live_migrate_destination(
+                context, dest_host, instance, dest_node)
+        return self.check_destination_here(context, instance, dest_host,
+                                           dest_node)
+
+    def check_destination_here(self, context, instance, dest_host,
+                               dest_node):
         dest = self.tracker_of(dest_host, dest_node)
-        source = self.trackers.get((instance.host, instance.node))
         payload = dest._payload(instance.flavor, instance, 0)
         with dest.lock:
             short = usage.shortages(
@@ -152,13 +228,14 @@ class ComputeManager:
                     exception.ComputeResourcesUnavailable(
                         node=dest_node, consumer=instance.uuid,
                         shortages=short)))
-        if source is not None and not instance.booted_from_volume and \
-                source.sharing_provider != dest.sharing_provider:
-            raise exception.MigrationPreCheckError(
-                instance=instance.uuid,
-                reason='source and destination do not share storage (%s '
-                       'vs %s); block migration is not supported'
-                       % (source.sharing_provider, dest.sharing_provider))
+        if not instance.booted_from_volume:
+            if self._remote(instance.host, instance.node):
+                self.compute_rpcapi.check_shared_storage(
+                    context, instance.host, instance, instance.node,
+                    dest.sharing_provider)
+            elif self._local(instance.host, instance.node):
+                self.check_shared_storage(context, instance, instance.node,
+                                          dest.sharing_provider)
         migration = objects.Migration(
             context, instance_uuid=instance.uuid,
             source_compute=instance.host, source_node=instance.node,
@@ -168,6 +245,17 @@ class ComputeManager:
             migration_type='live-migration', status=LIVE_ACCEPTED)
         migration.create()
         return migration
+
+    def check_shared_storage(self, context, instance, node,
+                             sharing_provider):
+        """On the source: its disks must be where the destination's are."""
+        source = self.tracker_of(instance.host, node)
+        if source.sharing_provider != sharing_provider:
+            raise exception.MigrationPreCheckError(
+                instance=instance.uuid,
+                reason='source and destination do not share storage (%s '
+                       'vs %s); block migration is not supported'
+                       % (source.sharing_provider, sharing_provider))
 
     def check_can_live_migrate_source(self, context, instance, migration):
         """The instance must still be where the migration says, idle."""
@@ -185,37 +273,87 @@ class ComputeManager:
 
     def live_migration(self, context, instance, migration):
         """Claim on the destination, move, and clean up the source."""
+        host, node = migration.source_compute, migration.source_node
+        if self._remote(host, node):
+            return self.compute_rpcapi.live_migration(context, host,
+                                                      instance, migration)
+        return self.live_migration_here(context, instance, migration)
+
+    def live_migration_here(self, context, instance, migration):
+        """The source's side of a live migration; it drives the move."""
         self.check_can_live_migrate_source(context, instance, migration)
         instance.task_state = 'migrating'
         instance.save(expected_task_state=[None])
-        dest = self.tracker_of(migration.dest_compute, migration.dest_node)
+        dest_host, dest_node = migration.dest_compute, migration.dest_node
         try:
-            claim = dest.resize_claim(context, instance, instance.flavor,
-                                      migration=migration)
+            if self._remote(dest_host, dest_node):
+                migration = self.compute_rpcapi.pre_live_migration(
+                    context, dest_host, instance, migration)
+            else:
+                migration = self.pre_live_migration(context, instance,
+                                                    migration)
         except Exception:
             self._rollback_live_migration(context, instance, migration)
             raise
         migration.status = LIVE_RUNNING
         migration.save()
-        self._source_follows(context, instance, claim.migration)
-        self._post_live_migration(context, instance, claim.migration, dest)
+        try:
+            self._source_follows(context, instance, migration)
+        except Exception:
+            self._rollback_at_destination(context, instance, migration)
+            self._rollback_live_migration(context, instance, migration)
+            raise
+        self._post_live_migration(context, instance, migration)
+        return migration
+
+    def pre_live_migration(self, context, instance, migration):
+        """On the destination: claim the instance's resources here."""
+        dest = self.tracker_of(migration.dest_compute, migration.dest_node)
+        claim = dest.resize_claim(context, instance, instance.flavor,
+                                  migration=migration)
         return claim.migration
 
-    def _post_live_migration(self, context, instance, migration, dest):
+    def _post_live_migration(self, context, instance, migration):
         source = self.tracker_of(migration.source_compute,
                                  migration.source_node)
-        if hasattr(source.driver, 'destroy'):
-            source.driver.destroy(instance.uuid)
-        instance.host, instance.node = dest.host, dest.nodename
+        instance.host, instance.node = (migration.dest_compute,
+                                        migration.dest_node)
         instance.task_state = None
         instance.save()
-        if hasattr(dest.driver, 'spawn'):
-            dest.driver.spawn(instance.uuid, instance.flavor.memory_mb)
+        if self._remote(migration.dest_compute, migration.dest_node):
+            self.compute_rpcapi.post_live_migration_at_destination(
+                context, migration.dest_compute, instance, migration)
+        else:
+            self.post_live_migration_at_destination(context, instance,
+                                                    migration)
         migration.status = 'finished'
         migration.save()
         source.drop_move_claim(context, instance, migration, prefix='old')
         migration.status = LIVE_DONE
         migration.save()
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           migration):
+        """On the destination: the guest runs here now."""
+        dest = self.tracker_of(migration.dest_compute, migration.dest_node)
+        if hasattr(dest.driver, 'spawn'):
+            dest.driver.spawn(instance.uuid, instance.flavor.memory_mb)
+
+    def _rollback_at_destination(self, context, instance, migration):
+        if self._remote(migration.dest_compute, migration.dest_node):
+            self.compute_rpcapi.rollback_live_migration_at_destination(
+                context, migration.dest_compute, instance, migration)
+        else:
+            self.rollback_live_migration_at_destination(context, instance,
+                                                        migration)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               migration):
+        """On the destination: give back what pre_live_migration took."""
+        dest = self.tracker_of(migration.dest_compute, migration.dest_node)
+        dest.drop_move_claim(context, instance, migration, prefix='new')
+        if hasattr(dest.driver, 'destroy'):
+            dest.driver.destroy(instance.uuid)
 
     def _rollback_live_migration(self, context, instance, migration):
         instance.task_state = None
@@ -224,3 +362,67 @@ class ComputeManager:
         migration.save()
         LOG.warning('Live migration of %s to %s rolled back',
                     instance.uuid, migration.dest_node)
+
+
+class ComputeEndpoint:
+    """What a resobj-compute serves its peers (compute RPC API 1.0).
+
+    Each method is one node's part of a move and runs on this host's own
+    trackers only, so a misrouted call fails instead of being passed on.
+    """
+
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, manager, host):
+        self.manager = manager
+        self.host = host
+
+    def build_instance(self, context, instance, node, pci_requests=None):
+        return self.manager.build_instance(context, instance, self.host,
+                                           node, pci_requests)
+
+    def delete_instance(self, context, instance):
+        self.manager.delete_instance(context, instance)
+
+    def prep_resize(self, context, instance, new_flavor, node,
+                    pci_requests=None):
+        return self.manager.prep_resize(context, instance, new_flavor,
+                                        self.host, node, pci_requests)
+
+    def resize_source(self, context, instance, migration):
+        self.manager.resize_source(context, instance, migration)
+
+    def confirm_resize(self, context, instance, migration):
+        self.manager.confirm_resize_here(context, instance, migration)
+
+    def revert_resize(self, context, instance, migration):
+        self.manager.revert_resize_here(context, instance, migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        self.manager.finish_revert_resize(context, instance, migration)
+
+    def check_can_live_migrate_destination(self, context, instance, node):
+        return self.manager.check_destination_here(context, instance,
+                                                   self.host, node)
+
+    def check_shared_storage(self, context, instance, node,
+                             sharing_provider):
+        self.manager.check_shared_storage(context, instance, node,
+                                          sharing_provider)
+
+    def live_migration(self, context, instance, migration):
+        return self.manager.live_migration_here(context, instance,
+                                                migration)
+
+    def pre_live_migration(self, context, instance, migration):
+        return self.manager.pre_live_migration(context, instance, migration)
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           migration):
+        self.manager.post_live_migration_at_destination(context, instance,
+                                                        migration)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               migration):
+        self.manager.rollback_live_migration_at_destination(
+            context, instance, migration)

@@ -38,8 +38,34 @@ compute_opts += [
 ]
 
 
+compute_opts += [
+    cfg.StrOpt('topic', default='resobj-compute',
+               help='The RPC topic compute services listen on; each also '
+                    'listens on topic.host for calls to its own host.'),
+    cfg.StrOpt('driver', default='fake', choices=['fake'],
+               help='The virt driver resobj-compute reads its node from. '
+                    '"fake" reports the [fake_driver] amounts, for tests '
+                    'and demonstrations.'),
+    cfg.IntOpt('audit_interval', default=60, min=1,
+               help='Seconds between two periodic audits of each node '
+                    '(update_available_resource), which also report the '
+                    'service alive.'),
+]
+
+fake_driver_opts = [
+    cfg.IntOpt('vcpus', default=16, min=0,
+               help='VCPUs the fake driver reports for its node.'),
+    cfg.IntOpt('memory_mb', default=32768, min=0,
+               help='Memory (MB) the fake driver reports for its node.'),
+    cfg.IntOpt('local_gb', default=500, min=0,
+               help='Local disk (GB) the fake driver reports for its '
+                    'node.'),
+]
+
+
 def register_opts(conf):
     conf.register_opts(compute_opts, group='compute')
+    conf.register_opts(fake_driver_opts, group='fake_driver')
 
 
 def list_opts():

@@ -24,6 +24,12 @@ conductor_opts = [
 ]
 
 upgrade_levels_opts = [
+    cfg.StrOpt('compute',
+               help='The newest compute RPC API version this service sends '
+                    'to compute services, for example "1.0", or "auto": '
+                    'the newest version every live compute service serves, '
+                    'from their Service records. Unset, calls use the '
+                    'newest version this release knows.'),
     cfg.StrOpt('conductor',
                help='The newest conductor RPC API version this service '
                     'sends, for example "1.0". Set it to the version of the '

@@ -14,6 +14,7 @@ def list_opts():
         ('DEFAULT', paths.list_opts() + service.list_opts()),
         ('api', api.list_opts()),
         ('compute', compute.list_opts()),
+        ('fake_driver', compute.fake_driver_opts),
     ] + conductor.list_opts() + [
         ('database', database.list_opts()),
         ('resource_providers', resource_providers.list_opts()),

@@ -1,0 +1,57 @@
+"""What resobj-conductor and resobj-compute share: configuration, signals.
+
+Both read the usual configuration files, then serve until SIGTERM or
+SIGINT, which stop them gracefully (no new calls; those in progress are
+answered), and exit 0.
+"""
+
+import signal
+import sys
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from resobj import conf as resobj_conf
+from resobj.conf import validate
+from resobj import exception
+from resobj import rpc
+from resobj import version
+
+
+def load_conf(prog, argv):
+    """A parsed, checked configuration, or an error line and None."""
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    logging.register_options(conf)
+    rpc.register_opts(conf)
+    try:
+        conf(list(argv), project='resobj', prog=prog,
+             version=version.version_string())
+        validate.check_unknown_options(conf)
+        validate.check_values(conf)
+    except cfg.Error as exc:
+        print('%s: error: %s' % (prog, str(exc).splitlines()[0]),
+              file=sys.stderr)
+        return None
+    except exception.ResobjException as exc:
+        print('%s: error: %s' % (prog, exc), file=sys.stderr)
+        return None
+    logging.setup(conf, 'resobj')
+    return conf
+
+
+def run(service, banner):
+    """Start ``service``, print ``banner``, stop it on SIGTERM/SIGINT."""
+    stopping = threading.Event()
+
+    def _stop(signum, frame):
+        stopping.set()
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    service.start()
+    print(banner, file=sys.stderr, flush=True)
+    while not stopping.wait(1):
+        pass
+    service.stop()
+    return 0

@@ -1,0 +1,159 @@
+"""The client side of the compute RPC API: one compute host calling another.
+
+Each method is sent to one host's ``resobj-compute`` (topic
+``[compute] topic``, server = that host) and carries Instance and
+Migration objects, which the receiver's serializer reads at its own
+versions (asking the conductor for a backport when they are newer).
+
+Version history (a new method or argument bumps the minor version; the
+server keeps serving every older minor version of the same major):
+
+* 1.0 - build_instance, delete_instance, prep_resize, resize_source,
+  confirm_resize, revert_resize, finish_revert_resize,
+  check_can_live_migrate_destination, check_shared_storage,
+  live_migration, pre_live_migration,
+  post_live_migration_at_destination,
+  rollback_live_migration_at_destination.
+
+``[upgrade_levels] compute`` caps the version sent: a version, or
+``auto`` for the newest version every live compute service serves (from
+the Service records' versions, ``SERVICE_VERSION_RPC``).
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from resobj import exception
+from resobj import objects
+from resobj.objects import compute_node as cn_obj
+from resobj import rpc
+
+LOG = logging.getLogger(__name__)
+
+VERSION = '1.0'
+BINARY = cn_obj.COMPUTE_BINARY
+
+# (service version, newest compute RPC API version it serves), oldest
+# first: [upgrade_levels] compute = auto caps at the row of the oldest
+# live compute service.
+SERVICE_VERSION_RPC = ((1, '1.0'),)
+
+
+def rpc_version_for_service(service_version):
+    """The newest compute RPC version a service of that version serves."""
+    served = None
+    for since, version in SERVICE_VERSION_RPC:
+        if service_version >= since:
+            served = version
+    if served is None:
+        raise exception.ServiceTooOld(
+            binary=BINARY, version=service_version,
+            minimum=SERVICE_VERSION_RPC[0][0])
+    return served
+
+
+def version_cap(conf, context):
+    """The version cap ``[upgrade_levels] compute`` asks for, or None."""
+    cap = conf.upgrade_levels.compute
+    if cap != 'auto':
+        return cap
+    minimum = objects.Service.get_minimum_version(context, BINARY)
+    if not minimum:
+        # No compute service yet: nobody older to protect.
+        return None
+    cap = rpc_version_for_service(minimum)
+    LOG.info('Compute RPC API capped at %(cap)s (oldest live compute '
+             'service: version %(version)s)',
+             {'cap': cap, 'version': minimum})
+    return cap
+
+
+class ComputeAPI:
+    """Calls the compute service of a given host."""
+
+    def __init__(self, conf, transport, context):
+        self.topic = conf.compute.topic
+        self.version_cap = version_cap(conf, context)
+        self.timeout = conf.rpc_response_timeout
+        self.client = rpc.get_client(transport, self.topic, VERSION,
+                                     version_cap=self.version_cap,
+                                     timeout=self.timeout)
+
+    def _call(self, context, host, version, method, **kwargs):
+        if not self.client.can_send_version(version):
+            raise exception.RPCVersionCapped(
+                api='compute', method=method, version=version,
+                cap=self.version_cap)
+        cctxt = self.client.prepare(server=host, version=version)
+        try:
+            return cctxt.call(context, method, **kwargs)
+        except messaging.MessagingTimeout:
+            raise exception.ComputeTimeout(host=host, method=method,
+                                           timeout=self.timeout)
+
+    def build_instance(self, context, host, instance, node,
+                       pci_requests=None):
+        """On ``host``: claim ``node``'s resources and start the guest."""
+        return self._call(context, host, '1.0', 'build_instance',
+                          instance=instance, node=node,
+                          pci_requests=pci_requests)
+
+    def delete_instance(self, context, host, instance):
+        return self._call(context, host, '1.0', 'delete_instance',
+                          instance=instance)
+
+    def prep_resize(self, context, host, instance, new_flavor, node,
+                    pci_requests=None):
+        """On the destination: claim, have the source follow, finish."""
+        return self._call(context, host, '1.0', 'prep_resize',
+                          instance=instance, new_flavor=new_flavor,
+                          node=node, pci_requests=pci_requests)
+
+    def resize_source(self, context, host, instance, migration):
+        """On the source: hold the old flavor for the migration."""
+        return self._call(context, host, '1.0', 'resize_source',
+                          instance=instance, migration=migration)
+
+    def confirm_resize(self, context, host, instance, migration):
+        return self._call(context, host, '1.0', 'confirm_resize',
+                          instance=instance, migration=migration)
+
+    def revert_resize(self, context, host, instance, migration):
+        return self._call(context, host, '1.0', 'revert_resize',
+                          instance=instance, migration=migration)
+
+    def finish_revert_resize(self, context, host, instance, migration):
+        return self._call(context, host, '1.0', 'finish_revert_resize',
+                          instance=instance, migration=migration)
+
+    def check_can_live_migrate_destination(self, context, host, instance,
+                                           node):
+        return self._call(context, host, '1.0',
+                          'check_can_live_migrate_destination',
+                          instance=instance, node=node)
+
+    def check_shared_storage(self, context, host, instance, node,
+                             sharing_provider):
+        return self._call(context, host, '1.0', 'check_shared_storage',
+                          instance=instance, node=node,
+                          sharing_provider=sharing_provider)
+
+    def live_migration(self, context, host, instance, migration):
+        return self._call(context, host, '1.0', 'live_migration',
+                          instance=instance, migration=migration)
+
+    def pre_live_migration(self, context, host, instance, migration):
+        return self._call(context, host, '1.0', 'pre_live_migration',
+                          instance=instance, migration=migration)
+
+    def post_live_migration_at_destination(self, context, host, instance,
+                                           migration):
+        return self._call(context, host, '1.0',
+                          'post_live_migration_at_destination',
+                          instance=instance, migration=migration)
+
+    def rollback_live_migration_at_destination(self, context, host,
+                                               instance, migration):
+        return self._call(context, host, '1.0',
+                          'rollback_live_migration_at_destination',
+                          instance=instance, migration=migration)

@@ -1,0 +1,135 @@
+"""A compute service: the trackers of one host, an RPC server, an audit.
+
+``ComputeService(conf)`` builds, for this host (``[DEFAULT] host``):
+
+* the driver's nodes, each with a ResourceTracker reporting through the
+  objects (so, with ``[conductor] use_local = false``, through a
+  conductor);
+* a ComputeManager over them, with a compute RPC client for the steps of
+  a move that belong to another host;
+* an RPC server on ``[compute] topic`` serving ComputeEndpoint to peers;
+* a thread that audits every node each ``[compute] audit_interval``
+  seconds and keeps the Service record's ``last_seen_up`` current.
+
+It registers (or updates) its Service record at start.
+"""
+
+import threading
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from resobj.compute import fake_driver
+from resobj.compute import manager as compute_manager
+from resobj.compute import report_local
+from resobj.compute import rpcapi as compute_rpcapi
+from resobj.compute import tracker as rt
+from resobj import context as resobj_context
+from resobj import exception
+from resobj import objects
+from resobj.objects import compute_node as cn_obj
+from resobj.objects import service as service_obj
+from resobj import rpc
+
+LOG = logging.getLogger(__name__)
+
+
+def make_driver(conf):
+    """The ``[compute] driver`` for this host's node."""
+    # 'fake' is the only driver resobj ships; oslo.config refuses others.
+    return fake_driver.FakeDriver(conf.host, vcpus=conf.fake_driver.vcpus,
+                                  memory_mb=conf.fake_driver.memory_mb,
+                                  local_gb=conf.fake_driver.local_gb)
+
+
+def register_service(context, host, binary):
+    """Create this host's Service record, or bring it to this version.
+
+    Returns the Service. An existing record is updated, not replaced:
+    its id is what compute nodes point at.
+    """
+    try:
+        service = objects.Service.get_by_host_and_binary(context, host,
+                                                         binary)
+    except exception.ServiceNotFound:
+        service = objects.Service(context, host=host, binary=binary,
+                                  topic=None)
+        try:
+            service.create()
+            return service
+        except exception.ServiceExists:
+            # Another process of this host registered it first.
+            service = objects.Service.get_by_host_and_binary(
+                context, host, binary)
+    if service.version != service_obj.SERVICE_VERSION:
+        service.version = service_obj.SERVICE_VERSION
+    service.last_seen_up = timeutils.utcnow()
+    service.save()
+    return service
+
+
+class ComputeService:
+    """The trackers, RPC server and periodic audit of one host."""
+
+    def __init__(self, conf, transport=None):
+        objects.register_all()
+        self.conf = conf
+        self.host = conf.host
+        self.context = resobj_context.get_admin_context()
+        self.transport = transport or rpc.get_transport(conf)
+        self.service = register_service(self.context, self.host,
+                                        cn_obj.COMPUTE_BINARY)
+        driver = make_driver(conf)
+        client = report_local.LocalReportClient(self.context)
+        self.trackers = {
+            (self.host, node): rt.ResourceTracker.from_conf(
+                conf, self.host, node, driver, client)
+            for node in driver.get_available_nodes()}
+        self.manager = compute_manager.ComputeManager(
+            self.trackers, compute_rpcapi.ComputeAPI(conf, self.transport,
+                                                     self.context))
+        self.server = rpc.get_server(
+            self.transport, conf.compute.topic, self.host,
+            [compute_manager.ComputeEndpoint(self.manager, self.host)])
+        self._stopping = threading.Event()
+        self._auditor = threading.Thread(target=self._audit_loop,
+                                         name='resobj-compute-audit',
+                                         daemon=True)
+
+    def audit(self):
+        """Audit every node once and report the service alive."""
+        for tracker in self.trackers.values():
+            try:
+                tracker.update_available_resource(self.context)
+            except exception.ResobjException:
+                # One node's failed audit must not stop the others or the
+                # next round; the error is the operator's to read.
+                LOG.exception('Audit of node %s failed', tracker.nodename)
+        self.service.last_seen_up = timeutils.utcnow()
+        self.service.save()
+
+    def _audit_loop(self):
+        while not self._stopping.wait(self.conf.compute.audit_interval):
+            try:
+                self.audit()
+            except exception.ResobjException:
+                LOG.exception('Periodic audit of %s failed', self.host)
+
+    def start(self):
+        # The first audit creates the nodes and their providers before
+        # any peer can ask for a claim on them.
+        self.audit()
+        self.server.start()
+        self._auditor.start()
+        LOG.info('resobj-compute on %(host)s serving topic %(topic)s, '
+                 'nodes %(nodes)s',
+                 {'host': self.host, 'topic': self.conf.compute.topic,
+                  'nodes': ', '.join(n for _, n in self.trackers)})
+
+    def stop(self):
+        """Take no new calls, finish those in progress, stop auditing."""
+        self._stopping.set()
+        self.server.stop()
+        self.server.wait()
+        self._auditor.join()
+        LOG.info('resobj-compute on %s stopped', self.host)

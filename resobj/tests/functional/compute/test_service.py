@@ -1,0 +1,149 @@
+"""Two resobj-compute processes without a database, and a conductor.
+
+The deployment of the upgrade guide, in small: a resobj-conductor on
+PostgreSQL, two compute hosts (``cmp1``, ``cmp2``) as separate
+``resobj-compute`` processes with ``[conductor] use_local = false`` and
+no ``[database]`` at all, all on RabbitMQ. The test calls them over the
+compute RPC API as a scheduler would: a boot on cmp1, a resize to cmp2
+(cmp2 claims and calls cmp1 for the source's part), confirm, and their
+periodic audits; what they did is read back from PostgreSQL directly.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import fixtures
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from resobj.compute import rpcapi as compute_rpcapi
+from resobj import objects
+from resobj.tests import backends
+from resobj.tests.functional.conductor import test_service as conductors
+
+
+class ComputeProcess(fixtures.Fixture):
+    """``resobj-compute`` for ``host``, served by ``conductor_fixture``."""
+
+    def __init__(self, conductor_fixture, host, topic):
+        super().__init__()
+        self.conductors = conductor_fixture
+        self.host = host
+        self.topic = topic
+
+    def _setUp(self):
+        path = os.path.join(self.conductors.dir, '%s.conf' % self.host)
+        with open(path, 'w') as f:
+            f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+                    '[conductor]\nuse_local = false\ntopic = %s\n'
+                    '[compute]\ntopic = %s\naudit_interval = 1\n'
+                    'reserved_host_memory_mb = 0\n'
+                    '[fake_driver]\nvcpus = 8\nmemory_mb = 8192\n'
+                    'local_gb = 200\n'
+                    % (self.host, backends.transport_url(),
+                       self.conductors.topic, self.topic))
+        self.output = tempfile.TemporaryFile()
+        self.addCleanup(self.output.close)
+        self.process = subprocess.Popen(
+            [sys.executable, '-m', 'resobj.cmd.compute', '--config-file',
+             path], stdout=self.output, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        self.addCleanup(self._stop)
+        deadline = time.monotonic() + 60
+        while 'serving topic' not in self.log():
+            if self.process.poll() is not None or \
+                    time.monotonic() > deadline:
+                raise RuntimeError('resobj-compute did not start:\n%s'
+                                   % self.log())
+            time.sleep(0.1)
+
+    def log(self):
+        self.output.seek(0)
+        return self.output.read().decode('utf-8', 'replace')
+
+    def _stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+class TestTwoComputes(conductors.ConductorTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.topic = 'resobj-test-compute-' + uuidutils.generate_uuid()
+        self.conf.set_override('topic', self.topic, group='compute')
+        self.computes = {
+            host: self.useFixture(ComputeProcess(self.conductors, host,
+                                                 self.topic))
+            for host in ('cmp1', 'cmp2')}
+        self.compute_rpc = compute_rpcapi.ComputeAPI(
+            self.conf, self.transport, self.context)
+
+    def provider(self, host):
+        return self.conductors.scalar(
+            'SELECT uuid FROM compute_nodes WHERE host = :host '
+            'AND deleted = 0', host=host)
+
+    def usage(self, host):
+        """{class: used} of ``host``'s provider, read in PostgreSQL."""
+        with self.conductors.engine.connect() as conn:
+            rows = conn.execute(sa.text(
+                'SELECT rc.name, i.used FROM inventories i '
+                'JOIN resource_classes rc ON rc.id = i.resource_class_id '
+                'JOIN resource_providers rp '
+                'ON rp.id = i.resource_provider_id WHERE rp.uuid = :uuid'),
+                {'uuid': self.provider(host)}).all()
+        return {name: used for name, used in rows if used}
+
+    def test_boot_resize_confirm_and_audits(self):
+        small = self.flavor('small', 2, 2048, 20)
+        large = self.flavor('large', 4, 4096, 40)
+        inst = self.instance(small)
+
+        inst = self.compute_rpc.build_instance(self.context, 'cmp1', inst,
+                                               'cmp1')
+        self.assertEqual(('cmp1', 'active'), (inst.host, inst.vm_state))
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+                         self.used(inst.uuid))
+
+        migration = self.compute_rpc.prep_resize(self.context, 'cmp2', inst,
+                                                 large, 'cmp2')
+        self.assertEqual('finished', migration.status)
+        inst = objects.Instance.get_by_uuid(self.context, inst.uuid)
+        self.assertEqual(('cmp2', 'large'), (inst.host, inst.flavor.name))
+        # The instance holds the destination, the migration the source.
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 4096, 'DISK_GB': 40},
+                         self.used(inst.uuid))
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+                         self.used(migration.uuid))
+
+        # Both hosts' audits run meanwhile (every second) and keep it.
+        seen = self.conductors.scalar(
+            "SELECT max(last_seen_up) FROM services WHERE host = 'cmp1'")
+        deadline = time.monotonic() + 30
+        while self.conductors.scalar(
+                "SELECT min(last_seen_up) FROM services WHERE host "
+                "IN ('cmp1', 'cmp2')") <= seen:
+            self.assertLess(time.monotonic(), deadline, 'no audit ran')
+            time.sleep(0.2)
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+                         self.usage('cmp1'))
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 4096, 'DISK_GB': 40},
+                         self.usage('cmp2'))
+
+        # Confirm on the source frees it.
+        self.compute_rpc.confirm_resize(self.context, 'cmp1', inst,
+                                        migration)
+        self.assertEqual({}, self.used(migration.uuid))
+        self.assertEqual({}, self.usage('cmp1'))
+        for compute in self.computes.values():
+            self.assertNotIn('Traceback', compute.log())
