@@ -77,11 +77,6 @@ class ComputeTimeout(ResobjException):
                'within %(timeout)s s')
 
 
-class ServiceTooOld(ResobjException):
-    msg_fmt = ('A %(binary)s service of version %(version)s is older than '
-               'the oldest this release works with (%(minimum)s)')
-
-
 class RPCVersionCapped(ResobjException):
     msg_fmt = ('%(method)s needs %(api)s RPC API version %(version)s, but '
                '[upgrade_levels] %(api)s caps it at %(cap)s')

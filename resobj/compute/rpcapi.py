@@ -41,14 +41,10 @@ SERVICE_VERSION_RPC = ((1, '1.0'),)
 
 def rpc_version_for_service(service_version):
     """The newest compute RPC version a service of that version serves."""
-    served = None
+    served = SERVICE_VERSION_RPC[0][1]
     for since, version in SERVICE_VERSION_RPC:
         if service_version >= since:
             served = version
-    if served is None:
-        raise exception.ServiceTooOld(
-            binary=BINARY, version=service_version,
-            minimum=SERVICE_VERSION_RPC[0][0])
     return served
 
 

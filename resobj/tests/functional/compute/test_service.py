@@ -20,6 +20,7 @@ import fixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from resobj.compute import exception
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
 from resobj.tests import backends
@@ -147,3 +148,46 @@ class TestTwoComputes(conductors.ConductorTestCase):
         self.assertEqual({}, self.usage('cmp1'))
         for compute in self.computes.values():
             self.assertNotIn('Traceback', compute.log())
+
+    def test_revert_and_live_migration(self):
+        flavor = self.flavor('small', 2, 2048, 20)
+        inst = self.compute_rpc.build_instance(
+            self.context, 'cmp1', self.instance(flavor), 'cmp1')
+        small = {'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20}
+
+        # A resize to cmp2, reverted: cmp2 gives its claim back and cmp1
+        # takes the instance back.
+        migration = self.compute_rpc.prep_resize(self.context, 'cmp2', inst,
+                                                 flavor, 'cmp2')
+        self.compute_rpc.revert_resize(self.context, 'cmp2', inst,
+                                       migration)
+        inst = objects.Instance.get_by_uuid(self.context, inst.uuid)
+        self.assertEqual('cmp1', inst.host)
+        self.assertEqual(small, self.usage('cmp1'))
+        self.assertEqual({}, self.usage('cmp2'))
+        self.assertEqual({}, self.used(migration.uuid))
+
+        # A live migration, driven by the source: cmp2 checks and claims,
+        # cmp1 lets go.
+        migration = self.compute_rpc.check_can_live_migrate_destination(
+            self.context, 'cmp2', inst, 'cmp2')
+        self.assertEqual('accepted', migration.status)
+        migration = self.compute_rpc.live_migration(self.context, 'cmp1',
+                                                    inst, migration)
+        self.assertEqual('completed', migration.status)
+        inst = objects.Instance.get_by_uuid(self.context, inst.uuid)
+        self.assertEqual(('cmp2', None), (inst.host, inst.task_state))
+        self.assertEqual({}, self.usage('cmp1'))
+        self.assertEqual(small, self.usage('cmp2'))
+        self.assertEqual(small, self.used(inst.uuid))
+
+        # No room left for a second copy on cmp2: refused before anything
+        # is claimed.
+        big = self.instance(self.flavor('big', 2, 8192, 20))
+        big = self.compute_rpc.build_instance(self.context, 'cmp1', big,
+                                              'cmp1')
+        self.assertRaises(
+            exception.MigrationPreCheckError,
+            self.compute_rpc.check_can_live_migrate_destination,
+            self.context, 'cmp2', big, 'cmp2')
+        self.assertEqual(small, self.usage('cmp2'))
