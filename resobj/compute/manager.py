@@ -17,9 +17,14 @@ import oslo_messaging as messaging
 
 from resobj.compute import exception
 from resobj.compute import usage
+from resobj import exception as resobj_exc
 from resobj import objects
 
 LOG = logging.getLogger(__name__)
+
+# A refused claim or pre-check is the answer to the calling host, not a
+# fault of this one: logged at debug level, raised in the caller as itself.
+_EXPECTED = messaging.expected_exceptions(resobj_exc.ResobjException)
 
 # Live migration statuses (placement-era nova's).
 LIVE_ACCEPTED = 'accepted'
@@ -377,51 +382,64 @@ class ComputeEndpoint:
         self.manager = manager
         self.host = host
 
+    @_EXPECTED
     def build_instance(self, context, instance, node, pci_requests=None):
         return self.manager.build_instance(context, instance, self.host,
                                            node, pci_requests)
 
+    @_EXPECTED
     def delete_instance(self, context, instance):
         self.manager.delete_instance(context, instance)
 
+    @_EXPECTED
     def prep_resize(self, context, instance, new_flavor, node,
                     pci_requests=None):
         return self.manager.prep_resize(context, instance, new_flavor,
                                         self.host, node, pci_requests)
 
+    @_EXPECTED
     def resize_source(self, context, instance, migration):
         self.manager.resize_source(context, instance, migration)
 
+    @_EXPECTED
     def confirm_resize(self, context, instance, migration):
         self.manager.confirm_resize_here(context, instance, migration)
 
+    @_EXPECTED
     def revert_resize(self, context, instance, migration):
         self.manager.revert_resize_here(context, instance, migration)
 
+    @_EXPECTED
     def finish_revert_resize(self, context, instance, migration):
         self.manager.finish_revert_resize(context, instance, migration)
 
+    @_EXPECTED
     def check_can_live_migrate_destination(self, context, instance, node):
         return self.manager.check_destination_here(context, instance,
                                                    self.host, node)
 
+    @_EXPECTED
     def check_shared_storage(self, context, instance, node,
                              sharing_provider):
         self.manager.check_shared_storage(context, instance, node,
                                           sharing_provider)
 
+    @_EXPECTED
     def live_migration(self, context, instance, migration):
         return self.manager.live_migration_here(context, instance,
                                                 migration)
 
+    @_EXPECTED
     def pre_live_migration(self, context, instance, migration):
         return self.manager.pre_live_migration(context, instance, migration)
 
+    @_EXPECTED
     def post_live_migration_at_destination(self, context, instance,
                                            migration):
         self.manager.post_live_migration_at_destination(context, instance,
                                                         migration)
 
+    @_EXPECTED
     def rollback_live_migration_at_destination(self, context, instance,
                                                migration):
         self.manager.rollback_live_migration_at_destination(

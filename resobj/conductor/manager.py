@@ -18,6 +18,12 @@ from resobj.objects import base
 
 LOG = logging.getLogger(__name__)
 
+# resobj's own errors (not found, conflict, refused backport...) are
+# answers to the caller, not faults of the conductor: oslo.messaging then
+# logs them at debug level instead of as an error with a traceback, and
+# the caller still gets them as themselves.
+_EXPECTED = messaging.expected_exceptions(exception.ResobjException)
+
 
 def _manifest_of(obj, manifest=None):
     """{object name: version} of ``obj`` and every object inside it.
@@ -67,6 +73,7 @@ class ConductorManager:
         # Every class must be registered before the first call names one.
         objects.register_all()
 
+    @_EXPECTED
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         """Run classmethod ``objmethod`` of ``objname``.
@@ -78,6 +85,7 @@ class ConductorManager:
         result = method(context, *args, **kwargs)
         return _for_caller(result, object_versions)
 
+    @_EXPECTED
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Run ``objmethod`` on ``objinst``; return (changes, result).
 
@@ -106,6 +114,7 @@ class ConductorManager:
         updates['obj_what_changed'] = sorted(objinst.obj_what_changed())
         return updates, _for_caller(result, manifest)
 
+    @_EXPECTED
     def object_backport_versions(self, context, objinst, object_versions):
         """``objinst`` (newer than the caller reads) as its versions."""
         name = objinst.obj_name()
