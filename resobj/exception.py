@@ -106,6 +106,29 @@ class IncompatibleObjectVersion(ResobjException):
                'available')
 
 
+class MalformedPrimitive(Invalid):
+    """A primitive that no resobj could have sent: it cannot be loaded.
+
+    ``objname`` is the object whose primitive is wrong (as far as it can
+    be told), ``field`` the field or envelope key (``resobj_object.name``,
+    ``resobj_object.version``...) that is.
+    """
+
+    msg_fmt = ('Malformed primitive of %(objname)s, field %(field)s: '
+               '%(reason)s')
+
+
+class WrongObjectPrimitive(MalformedPrimitive):
+    """A primitive of another object than the one asked for.
+
+    For example ``Allocation.obj_from_primitive()`` given a Service's, or
+    an ``Instance`` whose ``flavor`` holds a Service.
+    """
+
+    msg_fmt = ('Malformed primitive of %(objname)s, field %(field)s: a '
+               '%(actual)s primitive where a %(expected)s is required')
+
+
 class ServiceNotFound(NotFound):
     msg_fmt = 'Service %(key)s could not be found.'
 

@@ -14,8 +14,8 @@ from oslo_utils import versionutils
 
 from resobj import exception
 from resobj.objects._ovo import base as ovo_base
-from resobj.objects._ovo import exception as ovo_exc
 from resobj.objects import fields
+from resobj.objects import primitive as primitive_mod
 
 remotable = ovo_base.remotable
 obj_make_list = ovo_base.obj_make_list
@@ -39,34 +39,40 @@ def drop_fields_added_after(primitive, target_version, added_in):
             primitive.pop(name, None)
 
 
-def relabel_newer_minor_versions(primitive):
+def relabel_newer_minor_versions(primitive, _depth=0):
     """Read stored primitives written by newer code: same major, newer minor.
 
     Minor versions only add fields, and loading ignores fields this code
     does not know, so a newer minor version of a known object is read as
     the newest version known here. Walks children too. Returns whether
-    anything was relabelled; raises nothing for unknown objects or newer
-    majors, which loading then reports.
+    anything was relabelled; raises nothing for unknown objects, newer
+    majors or malformed primitives, which loading then reports.
     """
+    if _depth > primitive_mod.MAX_DEPTH:
+        return False
     relabelled = False
     if isinstance(primitive, list):
         for item in primitive:
-            relabelled = relabel_newer_minor_versions(item) or relabelled
+            relabelled = relabel_newer_minor_versions(
+                item, _depth + 1) or relabelled
         return relabelled
     if not isinstance(primitive, dict):
         return False
     prefix = ResobjObject.OBJ_SERIAL_NAMESPACE + '.'
     name = primitive.get(prefix + 'name')
     version = primitive.get(prefix + 'version')
-    classes = ResobjObjectRegistry.obj_classes().get(name)
-    if classes and version:
+    classes = ResobjObjectRegistry.obj_classes().get(name) \
+        if isinstance(name, str) else None
+    if classes and primitive_mod.is_version(version):
         known = classes[0].VERSION
         ours, theirs = version_tuple(known), version_tuple(version)
         if ours[0] == theirs[0] and theirs > ours:
             primitive[prefix + 'version'] = known
             relabelled = True
-    for value in primitive.get(prefix + 'data', {}).values():
-        relabelled = relabel_newer_minor_versions(value) or relabelled
+    data = primitive.get(prefix + 'data')
+    for value in (data.values() if isinstance(data, dict) else ()):
+        relabelled = relabel_newer_minor_versions(
+            value, _depth + 1) or relabelled
     return relabelled
 
 
@@ -138,6 +144,28 @@ class ResobjObject(ovo_base.VersionedObject):
 
     OBJ_SERIAL_NAMESPACE = 'resobj_object'
     OBJ_PROJECT_NAMESPACE = 'resobj'
+
+    @classmethod
+    def obj_from_primitive(cls, primitive, context=None):
+        """The object a primitive describes, checked before it is built.
+
+        Called on ResobjObject, any resobj object loads; called on a
+        subclass, only a primitive of that class (or of its registered
+        subclasses) does: ``Allocation.obj_from_primitive()`` refuses a
+        Service's. Anything malformed raises MalformedPrimitive naming the
+        object and the field (see resobj.objects.primitive).
+        """
+        return primitive_mod.load(
+            ResobjObject, primitive, context,
+            expected=None if cls is ResobjObject else cls)
+
+    @classmethod
+    def _obj_from_primitive(cls, context, objver, primitive):
+        # oslo.versionedobjects' hook, replaced: its loop would let every
+        # field's errors out as they come and load children through the
+        # parent's class. Subclasses override it and call super().
+        return primitive_mod.fill(ResobjObject, cls(context=context),
+                                  objver, primitive)
 
     def obj_make_compatible(self, primitive, target_version):
         # Children go at the version this object's target version carried
@@ -269,24 +297,66 @@ class ResobjObjectSerializer(ovo_base.VersionedObjectSerializer):
     process cannot read is sent to the indirection API (a node running
     newer code) for a backport to this process's version manifest
     (``obj_tree_get_versions``). When that is not possible the error says
-    which object and version could not be read.
+    which object and version could not be read. A malformed primitive
+    raises what ``ResobjObject.obj_from_primitive`` raises for it, and
+    arguments nested deeper than ``primitive.MAX_DEPTH`` raise
+    MalformedPrimitive.
+
+    Receiving is written here rather than inherited: oslo.versionedobjects
+    catches only its own IncompatibleObjectVersion to backport, while
+    resobj's loading raises resobj's.
     """
 
     OBJ_BASE_CLASS = ResobjObject
 
-    def _process_object(self, context, objprim):
-        try:
-            return super()._process_object(context, objprim)
-        except ovo_exc.UnsupportedObjectError:
-            raise exception.UnsupportedObject(
-                objname=self._field(objprim, 'name'),
-                objver=self._field(objprim, 'version'))
-        except ovo_exc.IncompatibleObjectVersion as exc:
-            raise exception.IncompatibleObjectVersion(
-                objname=self._field(objprim, 'name'),
-                objver=self._field(objprim, 'version'),
-                supported=exc.kwargs.get('supported', 'none'))
+    def deserialize_entity(self, context, entity):
+        return self._deserialize(context, entity, 0)
 
-    def _field(self, objprim, key):
-        return objprim.get('%s.%s' % (
-            self.OBJ_BASE_CLASS.OBJ_SERIAL_NAMESPACE, key), '?')
+    def _deserialize(self, context, entity, depth):
+        if depth > primitive_mod.MAX_DEPTH:
+            raise exception.MalformedPrimitive(
+                objname='an RPC argument', field='(nesting)',
+                reason='containers nested more than %d deep'
+                % primitive_mod.MAX_DEPTH)
+        name_key = primitive_mod.keys(self.OBJ_BASE_CLASS).name
+        if isinstance(entity, dict) and name_key in entity:
+            return self._object(context, entity)
+        if isinstance(entity, dict):
+            return {k: self._deserialize(context, v, depth + 1)
+                    for k, v in entity.items()}
+        if isinstance(entity, tuple):
+            return tuple(self._deserialize(context, v, depth + 1)
+                         for v in entity)
+        if isinstance(entity, (list, set)):
+            # As oslo.versionedobjects does: a set may hold no dicts.
+            return [self._deserialize(context, v, depth + 1)
+                    for v in entity]
+        return entity
+
+    def _object(self, context, primitive):
+        base_cls = self.OBJ_BASE_CLASS
+        try:
+            return base_cls.obj_from_primitive(primitive, context)
+        except exception.IncompatibleObjectVersion:
+            # Raised only for a well-formed envelope of a known object.
+            version_key = primitive_mod.keys(base_cls).version
+            version = primitive[version_key]
+            if version.count('.') == 2:
+                relabelled = dict(primitive)
+                relabelled[version_key] = version.rsplit('.', 1)[0]
+                return self._object(context, relabelled)
+            if base_cls.indirection_api is None:
+                raise
+        name = primitive[primitive_mod.keys(base_cls).name]
+        return self._backport(context, primitive, name)
+
+    def _backport(self, context, primitive, name):
+        indirection = self.OBJ_BASE_CLASS.indirection_api
+        try:
+            return indirection.object_backport_versions(
+                context, primitive, obj_tree_get_versions(name))
+        except NotImplementedError:
+            # An indirection API that predates version manifests.
+            newest = ResobjObjectRegistry.obj_classes()[name][0]
+            return indirection.object_backport(context, primitive,
+                                               newest.VERSION)

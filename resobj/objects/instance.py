@@ -8,7 +8,6 @@ from oslo_serialization import jsonutils
 from resobj.db.api import instance as instance_db
 from resobj import exception
 from resobj.objects._ovo import base as ovo_base
-from resobj.objects._ovo import exception as ovo_exc
 from resobj.objects import base
 from resobj.objects import fields
 
@@ -71,12 +70,7 @@ def flavor_from_db(context, text):
     if base.relabel_newer_minor_versions(primitive):
         LOG.debug('Reading a flavor stored by newer code as the version '
                   'this code knows')
-    try:
-        flavor = base.ResobjObject.obj_from_primitive(primitive, context)
-    except ovo_exc.IncompatibleObjectVersion as exc:
-        raise exception.IncompatibleObjectVersion(
-            objname=exc.kwargs.get('objname'), objver=exc.kwargs.get('objver'),
-            supported=exc.kwargs.get('supported'))
+    flavor = base.ResobjObject.obj_from_primitive(primitive, context)
     # Read from storage: nothing about it has changed.
     flavor.obj_reset_changes(recursive=True)
     return flavor

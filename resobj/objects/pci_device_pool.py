@@ -9,7 +9,6 @@ reads the formats older code wrote there.
 from oslo_serialization import jsonutils
 
 from resobj import exception
-from resobj.objects._ovo import exception as ovo_exc
 from resobj.objects import base
 from resobj.objects import fields
 
@@ -156,16 +155,13 @@ def _pool(value, what):
 
 
 def _from_primitive(value):
-    name = value[_NAME_KEY]
-    if name != 'PciDevicePoolList':
-        raise exception.InvalidPciStats(
-            reason='a %s primitive, not a PciDevicePoolList' % name)
     try:
-        return base.ResobjObject.obj_from_primitive(value)
-    except (ValueError, KeyError, TypeError, exception.ResobjException,
-            ovo_exc.VersionedObjectsException) as exc:
-        # oslo.versionedobjects raises its own errors for a version newer
-        # than this code reads or a foreign namespace.
+        return PciDevicePoolList.obj_from_primitive(value)
+    except exception.WrongObjectPrimitive as exc:
+        raise exception.InvalidPciStats(
+            reason='a %s primitive, not a PciDevicePoolList'
+            % exc.kwargs['actual'])
+    except exception.ResobjException as exc:
         raise exception.InvalidPciStats(
             reason='unreadable PciDevicePoolList primitive: %s' % exc)
 
