@@ -80,7 +80,7 @@ class ConductorManager:
 
         The answer is at the caller's ``object_versions``.
         """
-        cls = self._class(objname, object_versions.get(objname))
+        cls = base.class_from_name(objname, object_versions.get(objname))
         method = self._method(cls, objname, objmethod)
         result = method(context, *args, **kwargs)
         return _for_caller(result, object_versions)
@@ -125,18 +125,6 @@ class ConductorManager:
         return objinst.obj_to_primitive(
             target_version=object_versions[name],
             version_manifest=object_versions)
-
-    @staticmethod
-    def _class(objname, version):
-        try:
-            return base.ResobjObject.obj_class_from_name(objname, version)
-        except base.ovo_exc.UnsupportedObjectError:
-            raise exception.UnsupportedObject(objname=objname,
-                                              objver=version)
-        except base.ovo_exc.IncompatibleObjectVersion as exc:
-            raise exception.IncompatibleObjectVersion(
-                objname=objname, objver=version,
-                supported=exc.kwargs.get('supported', 'none'))
 
     @staticmethod
     def _method(owner, objname, objmethod):

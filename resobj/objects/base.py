@@ -14,6 +14,7 @@ from oslo_utils import versionutils
 
 from resobj import exception
 from resobj.objects._ovo import base as ovo_base
+from resobj.objects._ovo import exception as ovo_exc
 from resobj.objects import fields
 from resobj.objects import primitive as primitive_mod
 
@@ -115,6 +116,24 @@ def _name_fields_in_errors(cls):
 
         fset.names_field = True
         setattr(cls, name, property(prop.fget, fset, prop.fdel, prop.__doc__))
+
+
+def class_from_name(objname, objver):
+    """The resobj class that reads ``objname`` at version ``objver``.
+
+    For a peer naming an object and version (the conductor's callers):
+    UnsupportedObject for a name resobj does not know (another project's
+    object in the shared registry included), IncompatibleObjectVersion
+    for a version this code cannot read.
+    """
+    classes = ovo_base.VersionedObjectRegistry.obj_classes().get(objname)
+    if not classes or not issubclass(classes[0], ResobjObject):
+        raise exception.UnsupportedObject(objname=objname, objver=objver)
+    try:
+        return ResobjObject.obj_class_from_name(objname, objver)
+    except ovo_exc.IncompatibleObjectVersion:
+        raise exception.IncompatibleObjectVersion(
+            objname=objname, objver=objver, supported=classes[0].VERSION)
 
 
 class ResobjObjectRegistry(ovo_base.VersionedObjectRegistry):
