@@ -73,6 +73,7 @@ class ComputeService:
 
     def __init__(self, conf, transport=None):
         objects.register_all()
+        objects.configure(conf)
         self.conf = conf
         self.host = conf.host
         self.context = resobj_context.get_admin_context()

@@ -69,9 +69,12 @@ class ConductorManager:
 
     target = messaging.Target(version='1.0')
 
-    def __init__(self):
-        # Every class must be registered before the first call names one.
+    def __init__(self, conf):
+        # Every class must be registered before the first call names one,
+        # and the objects run with this conductor's settings (allocation
+        # ratios, retries), not their defaults.
         objects.register_all()
+        objects.configure(conf)
 
     @_EXPECTED
     def object_class_action_versions(self, context, objname, objmethod,

@@ -21,7 +21,7 @@ class ConductorService:
         self.transport = transport or rpc.get_transport(conf)
         self.server = rpc.get_server(self.transport, conf.conductor.topic,
                                      conf.host,
-                                     [manager.ConductorManager()])
+                                     [manager.ConductorManager(conf)])
 
     def start(self):
         self.server.start()

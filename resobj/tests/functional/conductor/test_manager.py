@@ -15,6 +15,7 @@ from resobj import exception
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
 from resobj import rpc
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
 
 
@@ -28,7 +29,8 @@ class TestConductorManager(db_base.DBTestCase):
         super().setUp()
         objects.register_all()
         rc_db.ensure_sync(self.context)
-        self.manager = manager.ConductorManager()
+        conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
+        self.manager = manager.ConductorManager(conf)
         self.serializer = rpc.RequestContextSerializer()
 
     def call(self, method, *args):
