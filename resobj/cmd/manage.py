@@ -6,11 +6,11 @@ exit; ``--debug`` adds the traceback.
 """
 
 import json
-import os
 import sys
 
 from oslo_config import cfg
 from oslo_log import log as logging
+import prettytable
 
 from resobj import conf as resobj_conf
 from resobj.conf import validate
@@ -45,7 +45,7 @@ def db_sync(conf):
 
 def db_version(conf):
     head = migration.head_revision()
-    if not _embedded_database_exists(conf):
+    if facade.database_missing(conf):
         # Reading the version must not create the database.
         print('empty: no database at %s (newest known: %s)'
               % (_display_url(conf), head))
@@ -53,14 +53,6 @@ def db_version(conf):
     facade.configure(conf)
     current = migration.db_version()
     print('%s (newest known: %s)' % (current or 'empty', head))
-
-
-def _embedded_database_exists(conf):
-    url = facade.database_url(conf)
-    if url.get_backend_name() != 'sqlite' or url.database in (
-            None, '', ':memory:'):
-        return True
-    return os.path.exists(url.database)
 
 
 def db_online_data_migrations(conf):
@@ -71,11 +63,9 @@ def db_online_data_migrations(conf):
     facade.configure(conf)
     results, remaining = online_migrations.run(
         resobj_context.get_admin_context(),
-        online_migrations.registered(conf), max_count=max_count)
-    rows = [('Migration', 'Found', 'Done')]
-    rows += [(r.name, str(r.found), 'error' if r.error else str(r.done))
-             for r in results]
-    print(_format_rows(rows))
+        online_migrations.registered(conf), max_count=max_count,
+        progress=_print_progress)
+    print(_migrations_table(results))
     errors = [r for r in results if r.error]
     for result in errors:
         print('%s: error: %s failed: %s' % (PROG, result.name, result.error),
@@ -88,6 +78,23 @@ def db_online_data_migrations(conf):
     return 0
 
 
+def _print_progress(batch, results):
+    print('Batch %d: %d rows found, %d migrated so far'
+          % (batch, sum(r.found for r in results),
+             sum(r.done for r in results)), flush=True)
+
+
+def _migrations_table(results):
+    """Found and done per migration, in nova's and placement's layout."""
+    table = prettytable.PrettyTable(
+        ['Migration', 'Total Needed', 'Completed'])
+    table.align = 'r'
+    table.align['Migration'] = 'l'
+    for r in results:
+        table.add_row([r.name, r.found, 'error' if r.error else r.done])
+    return table.get_string()
+
+
 def capacity(conf):
     """Every provider's capacity and usage, and the cloud's totals.
 
@@ -95,7 +102,7 @@ def capacity(conf):
     its own lines; the providers it serves only name it, so the totals
     count it once.
     """
-    if not _embedded_database_exists(conf):
+    if facade.database_missing(conf):
         # Reporting must not create the database.
         raise exception.DatabaseSchemaError(
             reason='no database at %s; run "%s db sync"'

@@ -218,6 +218,18 @@ def _parse_url(text, option):
     return url
 
 
+def database_missing(conf):
+    """Whether ``conf`` names an embedded SQLite file that does not exist.
+
+    Connecting would create it; commands that only read call this first.
+    """
+    url = database_url(conf)
+    if url.get_backend_name() != 'sqlite' or url.database in (
+            None, '', ':memory:'):
+        return False
+    return not os.path.exists(url.database)
+
+
 def _with_sqlite_timeout(conf, url):
     # pysqlite's connect(timeout=) is SQLite's busy timeout; passing it in
     # the URL sets it on every pooled connection, including the first one

@@ -77,7 +77,7 @@ def _current_revision(connection):
         connection).get_current_revision()
 
 
-def _is_newer(revision):
+def is_newer(revision):
     """Whether ``revision`` is one this code does not know.
 
     Such a database was upgraded by a newer release: alembic cannot
@@ -118,7 +118,7 @@ def db_sync(engine=None, revision='head', newer_ok=False):
                     # Read under the lock: a newer release's sync may
                     # have just finished.
                     current = _current_revision(connection)
-                    if _is_newer(current):
+                    if is_newer(current):
                         return current
                 alembic.command.upgrade(_alembic_config(connection),
                                         revision)

@@ -4,7 +4,9 @@ Each migration is a DB API function ``fn(context, max_count)`` that
 migrates at most ``max_count`` rows in one transaction and returns
 ``(found, done)``: how many rows needing work it found (at most
 ``max_count``) and how many it fixed. Running one again only finds what is
-left, so a run can stop at any batch and resume later.
+left, so a run can stop at any batch and resume later. Each also has a
+reader that counts what it has left, for checks that must change nothing
+(:func:`count_left`).
 """
 
 import collections
@@ -43,6 +45,29 @@ def registered(conf):
     ]
 
 
+# The reader counting what each registered migration has left; the
+# same rows it would find, so a count of 0 means a run finds nothing.
+_COUNTERS = {
+    'compute_node_uuids': compute_node.count_lacking_uuids,
+    'compute_node_allocation_ratios': compute_node.count_empty_ratios,
+    'migration_uuids_and_types': migration.count_legacy_rows,
+    'compute_node_inventories': compute_node.count_lacking_inventories,
+    'inventory_usage': inventory.count_wrong_usage,
+    'allocation_owners': consumer.count_wrong_owners,
+}
+
+
+def count_left(context, conf):
+    """[(name, rows left)] per registered migration, in their order.
+
+    Reads only. A migration that depends on an earlier one
+    (compute_node_inventories on compute_node_uuids) may find more once
+    the earlier one has run.
+    """
+    return [(name, _COUNTERS[name](context))
+            for name, _fn in registered(conf)]
+
+
 def _fill_ratios(defaults, context, max_count):
     return compute_node.fill_empty_ratios(context, max_count, defaults)
 
@@ -51,17 +76,26 @@ def _migrate_inventories(defaults, context, max_count):
     return compute_node.migrate_inventories(context, max_count, defaults)
 
 
-def run(context, migrations, max_count=None, batch_size=BATCH_SIZE):
+def run(context, migrations, max_count=None, batch_size=None,
+        progress=None):
     """Run ``migrations`` until done or ``max_count`` rows are migrated.
 
-    Returns (results, remaining): a Result per migration, and whether
-    work may remain (a batch came back full, or found rows it could not
-    migrate). A migration that raises is logged, reported in its Result
-    and not run again; the others continue.
+    Each round runs one batch of every migration. Returns (results,
+    remaining): a Result per migration, and whether work may remain (a
+    batch came back full, or found rows it could not migrate). A
+    migration that raises is logged, reported in its Result and not run
+    again; the others continue.
+
+    ``batch_size`` defaults to :data:`BATCH_SIZE`. ``progress(round,
+    results)``, when given, is called after each round with the totals so
+    far, on runs of more than one round only: a short run has nothing to
+    report before its end.
     """
+    batch_size = batch_size or BATCH_SIZE
     totals = {name: [0, 0, None] for name, _ in migrations}
     more = {name: False for name, _ in migrations}
     budget = max_count
+    rounds = 0
     while budget is None or budget > 0:
         progressed = False
         for name, fn in migrations:
@@ -85,7 +119,16 @@ def run(context, migrations, max_count=None, batch_size=BATCH_SIZE):
             progressed = progressed or done > 0
             if budget is not None:
                 budget -= done
-        if not progressed:
+        rounds += 1
+        # Another round only when some batch may have left rows behind:
+        # each migration runs after those it depends on, so one that
+        # came back short has nothing more to find.
+        going_on = progressed and (budget is None or budget > 0) and any(
+            more[name] for name, _ in migrations if totals[name][2] is None)
+        if progress is not None and (going_on or rounds > 1):
+            progress(rounds, [Result(name, *totals[name])
+                              for name, _ in migrations])
+        if not going_on:
             break
     results = [Result(name, *totals[name]) for name, _ in migrations]
     remaining = any(more[name] for name, _ in migrations

@@ -382,6 +382,21 @@ def set_uuid_if_missing(context, compute_node_id, uuid):
     ).scalar_one()
 
 
+# The live rows backfill_uuids fixes.
+_LACKS_UUID = (_TABLE.c.uuid.is_(None), _TABLE.c.deleted == 0)
+
+
+def _count(context, *criteria, select_from=_TABLE):
+    return utils.execute(context, sa.select(sa.func.count()).select_from(
+        select_from).where(*criteria)).scalar_one()
+
+
+@facade.reader
+def count_lacking_uuids(context):
+    """How many rows :func:`backfill_uuids` has left to fix."""
+    return _count(context, *_LACKS_UUID)
+
+
 @facade.writer
 def backfill_uuids(context, max_count):
     """Online migration: give up to ``max_count`` legacy rows a uuid.
@@ -390,8 +405,7 @@ def backfill_uuids(context, max_count):
     """
     ids = utils.execute(
         context,
-        sa.select(_TABLE.c.id)
-        .where(_TABLE.c.uuid.is_(None), _TABLE.c.deleted == 0)
+        sa.select(_TABLE.c.id).where(*_LACKS_UUID)
         .order_by(_TABLE.c.id).limit(max_count)).scalars().all()
     done = 0
     for compute_node_id in ids:
@@ -407,6 +421,18 @@ def _empty(column):
     return sa.or_(column.is_(None), column == 0.0)
 
 
+def _empty_ratios():
+    """The live rows fill_empty_ratios fixes."""
+    return (_TABLE.c.deleted == 0,
+            sa.or_(*(_empty(_TABLE.c[c]) for c in RATIO_COLUMNS)))
+
+
+@facade.reader
+def count_empty_ratios(context):
+    """How many rows :func:`fill_empty_ratios` has left to fix."""
+    return _count(context, *_empty_ratios())
+
+
 @facade.writer
 def fill_empty_ratios(context, max_count, defaults):
     """Online migration: set NULL or 0.0 allocation ratios to ``defaults``.
@@ -417,9 +443,7 @@ def fill_empty_ratios(context, max_count, defaults):
     """
     ids = utils.execute(
         context,
-        sa.select(_TABLE.c.id)
-        .where(_TABLE.c.deleted == 0,
-               sa.or_(*(_empty(_TABLE.c[c]) for c in RATIO_COLUMNS)))
+        sa.select(_TABLE.c.id).where(*_empty_ratios())
         .order_by(_TABLE.c.id).limit(max_count)).scalars().all()
     if not ids:
         return 0, 0
@@ -440,6 +464,34 @@ def _lacks_inventory(rc_id, total_column):
         _INV.c.resource_class_id == rc_id))
 
 
+_NODE_AND_PROVIDER = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
+
+
+def _lacking_inventories(context):
+    """Per class of RESOURCES: a node's provider lacks its inventory."""
+    classes = rc_db.ids_by_names(context, [r[0] for r in RESOURCES])
+    return [_lacks_inventory(classes[rc_name], _TABLE.c[total])
+            for rc_name, total, _ratio in RESOURCES]
+
+
+def _needs_inventories(lacking):
+    """The nodes migrate_inventories fixes (over _NODE_AND_PROVIDER)."""
+    return (_TABLE.c.deleted == 0, _TABLE.c.uuid.is_not(None),
+            sa.or_(_RP.c.id.is_(None), *lacking))
+
+
+@facade.reader
+def count_lacking_inventories(context):
+    """How many nodes :func:`migrate_inventories` has left to fix.
+
+    Nodes still without a uuid are not among them until
+    :func:`backfill_uuids` has given them one.
+    """
+    return _count(context,
+                  *_needs_inventories(_lacking_inventories(context)),
+                  select_from=_NODE_AND_PROVIDER)
+
+
 @facade.writer
 def migrate_inventories(context, max_count, ratio_defaults):
     """Online migration: give live nodes a provider and inventories.
@@ -456,9 +508,7 @@ def migrate_inventories(context, max_count, ratio_defaults):
 
     Returns (found, done) counted in nodes; re-runnable.
     """
-    classes = rc_db.ids_by_names(context, [r[0] for r in RESOURCES])
-    lacking = [_lacks_inventory(classes[rc_name], _TABLE.c[total])
-               for rc_name, total, _ratio in RESOURCES]
+    lacking = _lacking_inventories(context)
     rows = utils.fetch_all(context, sa.select(
         _TABLE.c.id, _TABLE.c.uuid, _TABLE.c.hypervisor_hostname,
         *(_TABLE.c[total] for _rc, total, _ratio in RESOURCES),
@@ -466,9 +516,8 @@ def migrate_inventories(context, max_count, ratio_defaults):
         _RP.c.id.label('provider_id'),
         *(sa.case((lack, 1), else_=0).label('lacks_' + rc_name)
           for (rc_name, _t, _r), lack in zip(RESOURCES, lacking)))
-        .select_from(_TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid))
-        .where(_TABLE.c.deleted == 0, _TABLE.c.uuid.is_not(None),
-               sa.or_(_RP.c.id.is_(None), *lacking))
+        .select_from(_NODE_AND_PROVIDER)
+        .where(*_needs_inventories(lacking))
         .order_by(_TABLE.c.id).limit(max_count))
     for row in rows:
         inventories = {}

@@ -247,9 +247,12 @@ def delete_if_no_allocations(context, consumer_ids):
         _CONSUMERS.c.id.in_(consumer_ids), ~held)).rowcount
 
 
-def _wrong_owners(limit):
-    """Allocations whose owner copy differs from their consumer's."""
-    return (
+def _wrong_owners(limit=None):
+    """Allocations whose owner copy differs from their consumer's.
+
+    The first ``limit`` by id; all of them, unordered, without one.
+    """
+    query = (
         sa.select(_ALLOCATIONS.c.id)
         .select_from(_ALLOCATIONS.join(
             _CONSUMERS, _CONSUMERS.c.id == _ALLOCATIONS.c.consumer_id))
@@ -257,8 +260,17 @@ def _wrong_owners(limit):
             _ALLOCATIONS.c.project_id.is_(None),
             _ALLOCATIONS.c.user_id.is_(None),
             _ALLOCATIONS.c.project_id != _CONSUMERS.c.project_id,
-            _ALLOCATIONS.c.user_id != _CONSUMERS.c.user_id))
-        .order_by(_ALLOCATIONS.c.id).limit(limit))
+            _ALLOCATIONS.c.user_id != _CONSUMERS.c.user_id)))
+    if limit is None:
+        return query
+    return query.order_by(_ALLOCATIONS.c.id).limit(limit)
+
+
+@facade.reader
+def count_wrong_owners(context):
+    """How many allocations :func:`fix_owners` has left to fix."""
+    return utils.execute(context, sa.select(sa.func.count()).select_from(
+        _wrong_owners().subquery())).scalar_one()
 
 
 @facade.reader

@@ -260,17 +260,29 @@ def set_inventories(context, provider_id, seen_generation, inventories):
     return rp_db.increment_generation(context, provider_id, seen_generation)
 
 
-def _wrong_usage(limit):
-    """Inventories whose ``used`` is not the sum of their allocations."""
+def _wrong_usage(limit=None):
+    """Inventories whose ``used`` is not the sum of their allocations.
+
+    The first ``limit`` by id; all of them, unordered, without one.
+    """
     allocated = sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0)
-    return (
+    query = (
         sa.select(_INV.c.id)
         .select_from(_INV.outerjoin(_ALLOC, sa.and_(
             _ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
             _ALLOC.c.resource_class_id == _INV.c.resource_class_id)))
         .group_by(_INV.c.id, _INV.c.used)
-        .having(_INV.c.used != allocated)
-        .order_by(_INV.c.id).limit(limit))
+        .having(_INV.c.used != allocated))
+    if limit is None:
+        return query
+    return query.order_by(_INV.c.id).limit(limit)
+
+
+@facade.reader
+def count_wrong_usage(context):
+    """How many inventories :func:`fix_usage` has left to recount."""
+    return utils.execute(context, sa.select(sa.func.count()).select_from(
+        _wrong_usage().subquery())).scalar_one()
 
 
 @facade.reader

@@ -157,6 +157,18 @@ def destroy(context, migration_id):
     return _complete_type(row)
 
 
+# The live rows complete_legacy_rows completes.
+_LEGACY = (_TABLE.c.deleted == 0,
+           sa.or_(_TABLE.c.uuid.is_(None), _TABLE.c.migration_type.is_(None)))
+
+
+@facade.reader
+def count_legacy_rows(context):
+    """How many rows :func:`complete_legacy_rows` has left to complete."""
+    return utils.execute(context, sa.select(sa.func.count()).select_from(
+        _TABLE).where(*_LEGACY)).scalar_one()
+
+
 @facade.writer
 def complete_legacy_rows(context, max_count):
     """Online data migration: fill ``uuid`` and ``migration_type``.
@@ -174,9 +186,7 @@ def complete_legacy_rows(context, max_count):
     rows = utils.execute(
         context,
         sa.select(c.id, c.old_instance_type_id, c.new_instance_type_id)
-        .where(c.deleted == 0,
-               sa.or_(c.uuid.is_(None), c.migration_type.is_(None)))
-        .order_by(c.id).limit(max_count)).all()
+        .where(*_LEGACY).order_by(c.id).limit(max_count)).all()
     done = 0
     for row in rows:
         # COALESCE keeps whatever a concurrent reader or run stored since

@@ -17,6 +17,15 @@ from resobj.tests.functional.db import test_compute_node
 from resobj.tests.functional.db import test_facade
 
 
+def migrations_table(out):
+    """{migration: [total needed, completed]} from online_data_migrations."""
+    rows = [[cell.strip() for cell in line.strip('|').split('|')]
+            for line in out.splitlines() if line.startswith('|')]
+    if rows[0] != ['Migration', 'Total Needed', 'Completed']:
+        raise AssertionError('not a migrations table:\n%s' % out)
+    return {row[0]: row[1:] for row in rows[1:]}
+
+
 class ManageTestBase(base.TestCase):
 
     def setUp(self):
@@ -152,10 +161,18 @@ class TestManage(ManageTestBase):
         self.assertEqual(0, self.run_manage('db', 'sync')[0])
         code, out, err = self._again('db', 'online_data_migrations')
         self.assertEqual(0, code, err)
-        lines = out.splitlines()
-        self.assertEqual(['Migration', 'Found', 'Done'], lines[0].split())
-        self.assertIn(['compute_node_uuids', '0', '0'],
-                      [line.split() for line in lines])
+        self.assertEqual([
+            '+--------------------------------+--------------+-----------+',
+            '| Migration                      | Total Needed | Completed |',
+            '+--------------------------------+--------------+-----------+',
+            '| compute_node_uuids             |            0 |         0 |',
+            '| compute_node_allocation_ratios |            0 |         0 |',
+            '| migration_uuids_and_types      |            0 |         0 |',
+            '| compute_node_inventories       |            0 |         0 |',
+            '| inventory_usage                |            0 |         0 |',
+            '| allocation_owners              |            0 |         0 |',
+            '+--------------------------------+--------------+-----------+'],
+            out.splitlines())
 
     def test_online_data_migrations_max_count_then_resume(self):
         self._synced_with_legacy_nodes(3)
@@ -163,12 +180,38 @@ class TestManage(ManageTestBase):
                                      '--max-count', '2')
         self.assertEqual(1, code, out + err)
         self.assertIn('run the command again', out)
+        self.assertEqual(['2', '2'], migrations_table(out)[
+            'compute_node_uuids'])
         code, out, err = self._again('db', 'online_data_migrations')
         self.assertEqual(0, code, out + err)
-        table = {line.split()[0]: line.split()[1:]
-                 for line in out.splitlines()[1:]}
+        table = migrations_table(out)
         self.assertEqual(['1', '1'], table['compute_node_uuids'])
         self.assertEqual(['3', '3'], table['compute_node_allocation_ratios'])
+
+    def test_online_data_migrations_progress_per_batch(self):
+        self._synced_with_legacy_nodes(5)
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.db.online_migrations.BATCH_SIZE', 2))
+        code, out, err = self._again('db', 'online_data_migrations')
+        self.assertEqual(0, code, out + err)
+        # Rounds of 2 rows per migration: 2, 2, then the last 1, for
+        # each of the three migrations the 5 legacy nodes need (uuids,
+        # ratios, inventories).
+        self.assertEqual(
+            ['Batch 1: 6 rows found, 6 migrated so far',
+             'Batch 2: 12 rows found, 12 migrated so far',
+             'Batch 3: 15 rows found, 15 migrated so far'],
+            [line for line in out.splitlines() if line.startswith('Batch')])
+        self.assertEqual(['5', '5'], migrations_table(out)[
+            'compute_node_inventories'])
+
+    def test_online_data_migrations_one_batch_prints_no_progress(self):
+        self._synced_with_legacy_nodes(2)
+        code, out, err = self._again('db', 'online_data_migrations')
+        self.assertEqual(0, code, out + err)
+        self.assertNotIn('Batch', out)
+        self.assertEqual(['2', '2'], migrations_table(out)[
+            'compute_node_uuids'])
 
     def test_online_data_migrations_rejects_bad_max_count(self):
         self.assert_one_line_error(

@@ -178,7 +178,10 @@ class TestFixOwners(OwnerTestCase):
         self._without_triggers((self.rp, self.second, VCPU, 2),
                                (self.rp, self.second, MEMORY_MB, 64))
         self.assertEqual(2, len(consumer_db.find_wrong_owners(self.context)))
+        self.assertEqual(2, consumer_db.count_wrong_owners(self.context))
         self.assertEqual((1, 1), consumer_db.fix_owners(self.context, 1))
+        self.assertEqual(1, consumer_db.count_wrong_owners(self.context))
         self.assertEqual((1, 1), consumer_db.fix_owners(self.context, 10))
+        self.assertEqual(0, consumer_db.count_wrong_owners(self.context))
         self.assertEqual((0, 0), consumer_db.fix_owners(self.context, 10))
         self.assert_owned_by_consumers()

@@ -86,8 +86,11 @@ class TestComputeNodeDB(db_base.DBTestCase):
         for n in range(5):
             insert_legacy_row(self.context, hypervisor_hostname='n%d' % n)
         cn_db.create(self.context, node_values(hypervisor_hostname='new'))
+        self.assertEqual(5, cn_db.count_lacking_uuids(self.context))
         self.assertEqual((3, 3), cn_db.backfill_uuids(self.context, 3))
+        self.assertEqual(2, cn_db.count_lacking_uuids(self.context))
         self.assertEqual((2, 2), cn_db.backfill_uuids(self.context, 3))
+        self.assertEqual(0, cn_db.count_lacking_uuids(self.context))
         self.assertEqual((0, 0), cn_db.backfill_uuids(self.context, 3))
         uuids = [r['uuid'] for r in cn_db.get_all(self.context)]
         self.assertEqual(6, len(set(uuids)))
@@ -104,10 +107,13 @@ class TestComputeNodeDB(db_base.DBTestCase):
                           cpu_allocation_ratio=8.0,
                           ram_allocation_ratio=2.0,
                           disk_allocation_ratio=3.0)
+        self.assertEqual(2, cn_db.count_empty_ratios(self.context))
         self.assertEqual((1, 1), cn_db.fill_empty_ratios(
             self.context, 1, defaults))
+        self.assertEqual(1, cn_db.count_empty_ratios(self.context))
         self.assertEqual((1, 1), cn_db.fill_empty_ratios(
             self.context, 5, defaults))
+        self.assertEqual(0, cn_db.count_empty_ratios(self.context))
         self.assertEqual((0, 0), cn_db.fill_empty_ratios(
             self.context, 5, defaults))
         row_a, row_b = (cn_db.get(self.context, i) for i in (a, b))

@@ -140,6 +140,7 @@ class TestFixUsage(db_base.DBTestCase):
 
     def test_nothing_to_do_when_the_triggers_counted(self):
         self.assertEqual([], inventory_db.find_wrong_usage(self.context))
+        self.assertEqual(0, inventory_db.count_wrong_usage(self.context))
         self.assertEqual((0, 0), inventory_db.fix_usage(self.context, 50))
 
     def test_wrong_usages_are_recounted_in_batches(self):
@@ -147,10 +148,13 @@ class TestFixUsage(db_base.DBTestCase):
         self._break(self.rps[2], 99)
         wrong = inventory_db.find_wrong_usage(self.context)
         self.assertEqual(2, len(wrong))
+        self.assertEqual(2, inventory_db.count_wrong_usage(self.context))
         self.assertEqual((1, 1), inventory_db.fix_usage(self.context, 1))
         self.assertEqual(1, len(inventory_db.find_wrong_usage(self.context)))
+        self.assertEqual(1, inventory_db.count_wrong_usage(self.context))
         self.assertEqual((1, 1), inventory_db.fix_usage(self.context, 50))
         self.assertEqual([], inventory_db.find_wrong_usage(self.context))
+        self.assertEqual(0, inventory_db.count_wrong_usage(self.context))
         self.assertEqual([{VCPU: 7}] * 3,
                          [_used(self.context, rp) for rp in self.rps])
 

@@ -207,12 +207,15 @@ class TestCompleteLegacyRows(db_base.DBTestCase):
         before = {i: raw_row(self.context, i)
                   for i in (no_uuid, no_type, neither, resize)}
 
+        self.assertEqual(4, migration_db.count_legacy_rows(self.context))
         self.assertEqual((3, 3), migration_db.complete_legacy_rows(
             self.context, 3))
         # Oldest first: the last legacy row is still untouched.
         self.assertIsNone(raw_row(self.context, resize)['uuid'])
+        self.assertEqual(1, migration_db.count_legacy_rows(self.context))
         self.assertEqual((1, 1), migration_db.complete_legacy_rows(
             self.context, 3))
+        self.assertEqual(0, migration_db.count_legacy_rows(self.context))
         self.assertEqual((0, 0), migration_db.complete_legacy_rows(
             self.context, 3))
 

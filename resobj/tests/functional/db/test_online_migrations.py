@@ -1,6 +1,8 @@
 """The online data migration runner, on every backend."""
 
+from resobj.db.api import resource_class as rc_db
 from resobj.db import online_migrations
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import test_compute_node
 from resobj.tests.functional import db_base
 
@@ -59,3 +61,50 @@ class TestRunner(db_base.DBTestCase):
         results, remaining = online_migrations.run(
             self.context, [('stuck', stuck)])
         self.assertTrue(remaining)
+
+    def test_progress_after_each_round_of_a_longer_run(self):
+        self._legacy_nodes(7)
+        rounds = []
+        online_migrations.run(
+            self.context, self._migrations(), batch_size=3,
+            progress=lambda n, results: rounds.append(
+                (n, [(r.found, r.done) for r in results])))
+        # 3 + 3 + 1 rows: the third round's short batches end the run.
+        self.assertEqual([(1, [(3, 3), (3, 3)]), (2, [(6, 6), (6, 6)]),
+                          (3, [(7, 7), (7, 7)])], rounds)
+
+    def test_no_progress_for_a_run_of_one_round(self):
+        self._legacy_nodes(2)
+        rounds = []
+        results, remaining = online_migrations.run(
+            self.context, self._migrations(), batch_size=3,
+            progress=lambda n, results: rounds.append(n))
+        self.assertEqual([2, 2], [r.done for r in results])
+        self.assertFalse(remaining)
+        self.assertEqual([], rounds)
+
+
+class TestCountLeft(db_base.DBTestCase):
+
+    def test_every_registered_migration_is_counted_without_change(self):
+        conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
+        rc_db.ensure_sync(self.context)
+        for n in range(3):
+            test_compute_node.insert_legacy_row(
+                self.context, hypervisor_hostname='n%d' % n)
+        names = [name for name, _ in online_migrations.registered(conf)]
+        left = online_migrations.count_left(self.context, conf)
+        self.assertEqual(names, [name for name, _ in left])
+        counts = dict(left)
+        self.assertEqual(3, counts['compute_node_uuids'])
+        self.assertEqual(3, counts['compute_node_allocation_ratios'])
+        # Counting changed nothing: the same again, and a run finds
+        # what was counted.
+        self.assertEqual(left, online_migrations.count_left(self.context,
+                                                            conf))
+        results, remaining = online_migrations.run(
+            self.context, online_migrations.registered(conf))
+        self.assertEqual(3, {r.name: r for r in results}[
+            'compute_node_uuids'].found)
+        self.assertEqual([(name, 0) for name in names],
+                         online_migrations.count_left(self.context, conf))

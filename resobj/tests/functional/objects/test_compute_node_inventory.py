@@ -363,10 +363,12 @@ class TestOnlineMigration(ComputeNodeInventoryTestCase):
             self.context, uuid='00000000-0000-0000-0000-0000000000d0',
             hypervisor_hostname='gone')
         cn_db.destroy(self.context, deleted)
-        self.assertEqual((2, 2), self.migrate(2))
-        self.assertEqual((2, 2), self.migrate(2))
-        self.assertEqual((1, 1), self.migrate(2))
-        self.assertEqual((0, 0), self.migrate(2))
+        for left, batch in ((5, (2, 2)), (3, (2, 2)), (1, (1, 1)),
+                            (0, (0, 0))):
+            # The count names what the migration then finds.
+            self.assertEqual(left, cn_db.count_lacking_inventories(
+                self.context))
+            self.assertEqual(batch, self.migrate(2))
         for i, node_id in enumerate(ids):
             node = objects.ComputeNode.get_by_id(self.context, node_id)
             self.assertEqual(
@@ -385,10 +387,13 @@ class TestOnlineMigration(ComputeNodeInventoryTestCase):
         uuid = '00000000-0000-0000-0000-000000000001'
         self.assertNotIn('DISK_GB', inventories(self.context, uuid))
         # A total of 0 needs no inventory: the node is done.
+        self.assertEqual(0, cn_db.count_lacking_inventories(self.context))
         self.assertEqual((0, 0), self.migrate(10))
         # Provider values are never overwritten by legacy ones.
         set_inventory_total(self.context, uuid, 'VCPU', 3)
         cn_db.update(self.context, node_id, {'local_gb': 20})
+        # A class the provider lacks counts, not the ones it has.
+        self.assertEqual(1, cn_db.count_lacking_inventories(self.context))
         self.assertEqual((1, 1), self.migrate(10))
         self.assertEqual(3, inventories(self.context, uuid)['VCPU'][0])
         self.assertEqual(20, inventories(self.context, uuid)['DISK_GB'][0])

@@ -1,0 +1,281 @@
+"""resobj-status: whether the cloud is ready for the next upgrade step.
+
+``resobj-status upgrade check`` runs the checks of :class:`Checks` with
+oslo.upgradecheck, which prints their results as a table (as JSON with
+``--json``) and exits with the worst result's code: 0 success, 1
+warning, 2 failure. The checks only read. An error that stops them
+(bad configuration, a database that cannot be reached) ends with one
+line on stderr and exit status 255, oslo.upgradecheck's status for a
+check that raised; ``--debug`` adds the traceback.
+"""
+
+import datetime
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_upgradecheck import upgradecheck
+from oslo_utils import timeutils
+from oslo_utils import versionutils
+
+from resobj.conductor import rpcapi as conductor_rpcapi
+from resobj import conf as resobj_conf
+from resobj.conf import validate
+from resobj import context as resobj_context
+from resobj.db.api import service_version as service_version_db
+from resobj.db import facade
+from resobj.db import migration
+from resobj.db import online_migrations
+from resobj import exception
+from resobj.objects import service as service_obj
+from resobj import rpc
+
+LOG = logging.getLogger(__name__)
+PROG = 'resobj-status'
+
+# What oslo.upgradecheck returns when a check raises, "so it's not
+# confused with the upgrade check exit codes".
+ERROR = 255
+
+# The oldest service version that runs beside this release's: the
+# previous one (N-1). An older service may read or write data in a form
+# this release no longer handles.
+OLDEST_SUPPORTED_SERVICE_VERSION = service_obj.SERVICE_VERSION - 1
+
+# How many services a result names before it only counts the rest.
+NAMED = 10
+
+SUCCESS = upgradecheck.Code.SUCCESS
+WARNING = upgradecheck.Code.WARNING
+FAILURE = upgradecheck.Code.FAILURE
+
+
+def _result(code, *sentences):
+    return upgradecheck.Result(code, ' '.join(sentences))
+
+
+def _services(rows):
+    """'resobj-compute on c1 (version 0), ...': at most NAMED of them."""
+    names = ['%s on %s (version %d)' % (r.binary, r.host, r.version)
+             for r in rows[:NAMED]]
+    if len(rows) > NAMED:
+        names.append('and %d more' % (len(rows) - NAMED))
+    return ', '.join(names)
+
+
+class Checks(upgradecheck.UpgradeCommands):
+    """The upgrade checks, on the database the facade is configured with.
+
+    ``conf`` supplies ``[DEFAULT] service_down_time`` and the
+    ``[upgrade_levels]`` caps: run the command with the services'
+    configuration for the caps to be theirs.
+    """
+
+    def __init__(self, conf):
+        super().__init__()
+        self.conf = conf
+        self.context = resobj_context.get_admin_context()
+
+    def _schema(self):
+        """(revision, head, newer): the database's and this release's."""
+        current = migration.db_version()
+        return current, migration.head_revision(), migration.is_newer(
+            current)
+
+    def _not_checked(self, needs_head=False):
+        """A result for a check the schema does not allow, or None.
+
+        Every check but the schema's needs a schema; the online data
+        migrations' counts need the newest one (or a newer release's,
+        which only adds to it).
+        """
+        current, head, newer = self._schema()
+        if current is None:
+            return _result(WARNING, 'Not checked: the database has no '
+                           'schema (see the Database schema check).')
+        if needs_head and current != head and not newer:
+            return _result(WARNING, 'Not checked: the database schema is '
+                           'at %s, not %s (see the Database schema '
+                           'check).' % (current, head))
+        return None
+
+    def _check_schema(self):
+        current, head, newer = self._schema()
+        if current is None:
+            return _result(FAILURE, 'The database has no schema. Run '
+                           '"resobj-manage db sync".')
+        if newer:
+            return _result(
+                FAILURE, 'The database is at revision %s, which this '
+                'release does not know (its newest is %s): a newer '
+                'release has upgraded it. Run that release\'s '
+                'resobj-status.' % (current, head))
+        if current != head:
+            return _result(
+                FAILURE, 'The database is at revision %s; this release '
+                'needs %s. Run "resobj-manage db sync" with this release '
+                'before starting its services.' % (current, head))
+        return _result(SUCCESS, 'At revision %s, the newest this release '
+                       'knows.' % head)
+
+    def _check_online_migrations(self):
+        skipped = self._not_checked(needs_head=True)
+        if skipped:
+            return skipped
+        left = [(name, count) for name, count in
+                online_migrations.count_left(self.context, self.conf)
+                if count]
+        if not left:
+            return _result(SUCCESS, 'No rows left to migrate.')
+        return _result(
+            FAILURE, 'Rows left to migrate: %s. Once every service runs '
+            'this release, run "resobj-manage db online_data_migrations" '
+            'until it exits 0; the next release needs them done.'
+            % ', '.join('%s %d' % item for item in left))
+
+    def _old_services(self):
+        """The services below this release's version; live ones among them.
+
+        "Live": reported within [DEFAULT] service_down_time seconds.
+        """
+        seen_since = timeutils.utcnow() - datetime.timedelta(
+            seconds=self.conf.service_down_time)
+        return service_version_db.older_than(
+            self.context, service_obj.SERVICE_VERSION, seen_since)
+
+    def _check_service_versions(self):
+        skipped = self._not_checked()
+        if skipped:
+            return skipped
+        old = self._old_services()
+        too_old = [r for r in old
+                   if r.version < OLDEST_SUPPORTED_SERVICE_VERSION]
+        live = [r for r in too_old if r.live]
+        dead = [r for r in too_old if not r.live]
+        details = []
+        if live:
+            details.append(
+                '%d live services run a service version older than %d, '
+                'the oldest this release runs beside: %s. Upgrade them to '
+                'the previous release first.'
+                % (len(live), OLDEST_SUPPORTED_SERVICE_VERSION,
+                   _services(live)))
+        if dead:
+            details.append(
+                '%d services older than version %d have not reported for '
+                '%d seconds ([DEFAULT] service_down_time) and no longer '
+                'hold the cloud back: %s. Delete the records of those '
+                'that are gone.'
+                % (len(dead), OLDEST_SUPPORTED_SERVICE_VERSION,
+                   self.conf.service_down_time, _services(dead)))
+        if details:
+            return _result(FAILURE if live else WARNING, *details)
+        previous = [r for r in old if r.live]
+        if previous:
+            return _result(
+                SUCCESS, 'Every live service runs version %d or %d; %d of '
+                'them still run %d: %s.'
+                % (OLDEST_SUPPORTED_SERVICE_VERSION,
+                   service_obj.SERVICE_VERSION, len(previous),
+                   OLDEST_SUPPORTED_SERVICE_VERSION, _services(previous)))
+        return _result(SUCCESS, 'No live service runs a version older '
+                       'than %d, this release\'s.'
+                       % service_obj.SERVICE_VERSION)
+
+    def _check_version_caps(self):
+        cap = self.conf.upgrade_levels.conductor
+        known = conductor_rpcapi.VERSION
+        if cap is None:
+            return _result(SUCCESS, '[upgrade_levels] conductor is not '
+                           'set: calls use the newest conductor RPC API '
+                           'version, %s.' % known)
+        try:
+            newer = (versionutils.convert_version_to_tuple(cap)
+                     > versionutils.convert_version_to_tuple(known))
+        except ValueError:
+            return _result(FAILURE, '[upgrade_levels] conductor = %s is '
+                           'not a version such as %s.' % (cap, known))
+        if newer:
+            return _result(
+                FAILURE, '[upgrade_levels] conductor = %s is newer than '
+                'the conductor RPC API this release knows (%s). Set it to '
+                'the version of the oldest conductor running, or unset it '
+                'once all of them run this release.' % (cap, known))
+        skipped = self._not_checked()
+        if skipped:
+            return skipped
+        live = [r for r in self._old_services() if r.live]
+        if not live:
+            return _result(
+                WARNING, '[upgrade_levels] conductor = %s, but every live '
+                'service runs service version %d, this release\'s: lift '
+                'the cap (remove the option and restart the services '
+                'that set it).' % (cap, service_obj.SERVICE_VERSION))
+        return _result(
+            SUCCESS, '[upgrade_levels] conductor = %s while %d live '
+            'services run older versions: %s.'
+            % (cap, len(live), _services(live)))
+
+    _upgrade_checks = (
+        ('Database schema', _check_schema),
+        ('Online data migrations', _check_online_migrations),
+        ('Service versions', _check_service_versions),
+        ('Upgrade levels', _check_version_caps),
+    )
+
+
+class _Command(Checks):
+    """The checks as ``upgrade check`` runs them, in a process of its own.
+
+    oslo.upgradecheck parses the configuration and then calls
+    :meth:`check` at once: logging and the database facade are set up
+    here, and an error that stops the checks becomes one line.
+    """
+
+    def check(self):
+        logging.setup(self.conf, 'resobj')
+        try:
+            validate.check_unknown_options(self.conf)
+            validate.check_values(self.conf)
+            if facade.database_missing(self.conf):
+                # Checking must not create the database.
+                raise exception.DatabaseSchemaError(
+                    reason='no database file %s; run "resobj-manage db '
+                           'sync"' % facade.database_url(self.conf).database)
+            facade.configure(self.conf)
+            return super().check()
+        except exception.ResobjException as exc:
+            return _fail(str(exc), self.conf)
+
+
+def _fail(message, conf=None):
+    print('%s: error: %s' % (PROG, message), file=sys.stderr)
+    if conf is not None and conf.debug:
+        LOG.exception('Details')
+    return ERROR
+
+
+def main(argv=None):
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    logging.register_options(conf)
+    # One configuration file serves every service of a host: the
+    # messaging options in it are known here too.
+    rpc.register_opts(conf)
+    # alembic narrates reading the schema revision at INFO.
+    logging.set_defaults(default_log_levels=logging.get_default_log_levels()
+                         + ['alembic=WARN'])
+    # A check should fail at once when the database is down, not retry
+    # for minutes as a long-running service does; a configured
+    # [database] max_retries still wins.
+    conf.set_default('max_retries', 0, group='database')
+    try:
+        return upgradecheck.main(
+            conf, 'resobj', _Command(conf),
+            argv=sys.argv[1:] if argv is None else argv)
+    except cfg.Error as exc:
+        return _fail(str(exc).splitlines()[0])
+
+
+if __name__ == '__main__':
+    sys.exit(main())
