@@ -101,6 +101,12 @@ class TestDatabaseURL(base.TestCase):
         self.assertEqual(url, self.url().render_as_string(
             hide_password=False))
 
+    def test_mysql_connections_use_utf8mb4(self):
+        for given in ('', '?charset=utf8', '?charset=utf8mb3'):
+            self.conf.config(connection='mysql+pymysql://u:p@db/resobj'
+                             + given, group='database')
+            self.assertEqual('utf8mb4', self.url().query['charset'], given)
+
     def test_malformed_url(self):
         self.conf.config(connection='not a url', group='database')
         exc = self.assertRaises(exception.ConfigurationError, self.url)
