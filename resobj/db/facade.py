@@ -207,7 +207,8 @@ def _with_backend_settings(conf, url):
         # pysqlite's connect(timeout=) is SQLite's busy timeout.
         return url.update_query_dict(
             {'timeout': str(conf.database.sqlite_busy_timeout)})
-    if backend == 'mysql' and url.query.get('charset') != 'utf8mb4':
+    mysql = backend in ('mysql', 'mariadb')
+    if mysql and url.query.get('charset') != 'utf8mb4':
         # The tables are utf8mb4; oslo.db's default connection charset,
         # utf8 (utf8mb3), cannot carry a character beyond the Basic
         # Multilingual Plane (an emoji in a name) and the statement

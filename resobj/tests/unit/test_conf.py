@@ -102,9 +102,11 @@ class TestDatabaseURL(base.TestCase):
             hide_password=False))
 
     def test_mysql_connections_use_utf8mb4(self):
-        for given in ('', '?charset=utf8', '?charset=utf8mb3'):
-            self.conf.config(connection='mysql+pymysql://u:p@db/resobj'
-                             + given, group='database')
+        for given in ('mysql+pymysql://u:p@db/resobj',
+                      'mysql+pymysql://u:p@db/resobj?charset=utf8',
+                      'mysql+pymysql://u:p@db/resobj?charset=utf8mb3',
+                      'mariadb+pymysql://u:p@db/resobj?charset=utf8'):
+            self.conf.config(connection=given, group='database')
             self.assertEqual('utf8mb4', self.url().query['charset'], given)
 
     def test_malformed_url(self):
