@@ -14,8 +14,8 @@ from resobj.api.schemas import common
 
 _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-    r'[0-9a-fA-F]{12}$')
-_NAME_RE = re.compile(r'^[A-Z0-9_]+$')
+    r'[0-9a-fA-F]{12}\Z')
+_NAME_RE = re.compile(r'^[A-Z0-9_]+\Z')
 
 
 def bad_value(detail):
