@@ -1,4 +1,4 @@
-"""resobj.api: anchored patterns."""
+"""resobj.api: anchored patterns, and the checks every request passes."""
 
 import importlib
 import pkgutil
@@ -14,6 +14,7 @@ from resobj.api.schemas import common
 from resobj.api.schemas import inventory
 from resobj.api.schemas import usage
 from resobj.api import util
+from resobj.api import wellformed
 from resobj.tests import base
 
 UUID = '6a3c1c0e-2b8f-4f4e-9a51-3d8b7f0c2e11'
@@ -118,3 +119,59 @@ class TestAnchoredPatterns(base.TestCase):
                                   '/resource_providers\n', 'GET',
                                   microversion.MAX)
         self.assertEqual(404, error.status)
+
+
+class TestCheckJSON(base.TestCase):
+
+    def _refused(self, data):
+        return self.assertRaises(errors.HTTPError, wellformed.check_json,
+                                 data)
+
+    def test_bad_text_is_named_where_it_is(self):
+        for text, what in (('a\x00b', 'NUL'), ('\ud800', 'lone surrogate'),
+                           ('x\n', 'trailing line break'),
+                           ('x\r', 'trailing line break')):
+            error = self._refused({'a': [{'b': text}]})
+            self.assertEqual(400, error.status)
+            self.assertEqual(errors.BAD_CHARACTER, error.code)
+            self.assertIn('value at a/0/b', error.detail)
+            self.assertIn(what, error.detail)
+            error = self._refused({'a': {text: 1}})
+            self.assertIn('member name in a', error.detail)
+            self.assertIn(what, error.detail)
+
+    def test_good_text_passes(self):
+        wellformed.check_json({'name': 'gpu \U0001F600 é\nx\ty',
+                               'n': [1, 2.5, None, True]})
+
+    def test_sizes(self):
+        limit = wellformed.MAX_ITEMS
+        wellformed.check_json({'a': list(range(limit))})
+        wellformed.check_json({str(i): i for i in range(limit)})
+        error = self._refused({'a': list(range(limit + 1))})
+        self.assertIn('list at a has %d items; at most %d'
+                      % (limit + 1, limit), error.detail)
+        error = self._refused({str(i): i for i in range(limit + 1)})
+        self.assertIn('object at the top level has %d members'
+                      % (limit + 1), error.detail)
+
+    def test_depth(self):
+        def nested(levels):
+            data = 1
+            for _ in range(levels):
+                data = [data]
+            return data
+        wellformed.check_json(nested(wellformed.MAX_DEPTH))
+        error = self._refused(nested(wellformed.MAX_DEPTH + 1))
+        self.assertIn('nested deeper than %d' % wellformed.MAX_DEPTH,
+                      error.detail)
+
+
+class TestValidate(base.TestCase):
+
+    def test_a_long_value_is_not_quoted_whole(self):
+        schema = {'type': 'string', 'maxLength': 200}
+        error = self.assertRaises(errors.HTTPError, util.validate,
+                                  'x' * 100000, schema, 'JSON')
+        self.assertIn("'xxx", error.detail)
+        self.assertLess(len(error.detail), 600)
