@@ -3,9 +3,8 @@
 ``resources=VCPU:2,MEMORY_MB:512``, ``member_of=in:A,B`` / ``!A`` /
 ``!in:A,B`` and ``required=T1,!T2`` / ``in:T1,T2`` follow placement's
 grammar, and are accepted only from the microversion that introduced
-each form. A malformed value is a 400 with ``placement.query.bad_value``,
-and so is a parameter that lists more than ``MAX_ITEMS`` items (over
-all its repetitions).
+each form. A malformed value is a 400 with ``placement.query.bad_value``
+(and so is a query string of too many items: see ``wellformed``).
 """
 
 import re
@@ -13,7 +12,6 @@ import uuid as uuid_lib
 
 from resobj.api import errors
 from resobj.api.schemas import common
-from resobj.api import wellformed
 
 _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
@@ -25,14 +23,6 @@ def bad_value(detail):
     return errors.bad_request(detail, errors.QUERY_BAD_VALUE)
 
 
-def _check_count(values, param):
-    """Refuse ``values`` (a parameter's) if they list too many items."""
-    count = sum(value.count(',') + 1 for value in values)
-    if count > wellformed.MAX_ITEMS:
-        raise bad_value('Query parameter %s lists %d items; at most %d are '
-                        'accepted.' % (param, count, wellformed.MAX_ITEMS))
-
-
 def resources(value):
     """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}."""
     result = {}
@@ -41,7 +31,6 @@ def resources(value):
             'Badly formed resources parameter: it is empty; expected '
             'RESOURCE_CLASS:AMOUNT pairs separated by commas.',
             errors.QUERY_MISSING_VALUE)
-    _check_count([value], 'resources')
     for item in value.split(','):
         name, sep, amount = item.partition(':')
         name = name.strip()
@@ -80,7 +69,6 @@ def member_of(values, version):
         raise errors.bad_request(
             'member_of may be given only once before microversion 1.24.',
             errors.QUERY_DUPLICATE_KEY)
-    _check_count(values, 'member_of')
     required, forbidden = [], set()
     for value in values:
         negative = value.startswith('!')
@@ -108,7 +96,6 @@ def member_of(values, version):
 
 def required(values, version):
     """[values] -> ([any-of sets], forbidden set) for required=."""
-    _check_count(values, 'required')
     any_of, forbidden = [], set()
     for value in values:
         if value.startswith('in:'):
@@ -132,7 +119,6 @@ def root_required(value):
     The syntax of required= before 1.39: names, forbidden ones with a
     leading ``!``; no ``in:`` form.
     """
-    _check_count([value], 'root_required')
     names, forbidden = _traits(value, 'root_required')
     _not_both(set(names), forbidden, ' in root_required')
     return set(names), forbidden
@@ -166,12 +152,6 @@ def _check_traits(names, value, param='required'):
         if not _NAME_RE.match(name):
             raise bad_value('Invalid trait name %r in %s=%s.'
                             % (name, param, value))
-
-
-def names(value, param):
-    """``A, B,,C`` -> ['A', 'B', 'C'] (for ``name=in:``)."""
-    _check_count([value], param)
-    return [n.strip() for n in value.split(',') if n.strip()]
 
 
 def uuid(value, what):

@@ -21,10 +21,15 @@ where it was, code ``resobj.input.bad_character``, if it has
   (Python's ``$`` matches before a final newline).
 
 Size: no list and no object in a body holds more than ``MAX_ITEMS``
-entries (query lists are held to the same in ``resobj.api.query``), and
-a body nests at most ``MAX_DEPTH`` levels; a 400 names the place. The
+entries, a body holds at most ``MAX_BODY_ENTRIES`` in all, and nests
+at most ``MAX_DEPTH`` levels; a query string lists at most
+``MAX_ITEMS`` comma-separated items over all its parameters. A 400
+names the place (for a query string, the parameter with the most). The
 schema validator would otherwise spend seconds on a list of 70,000
-items, and the database would refuse the statement it led to.
+items, and the database would refuse the statement it led to: the
+limits are per request, not per field, because one statement may bind
+the values of several fields (the providers of every consumer of a
+``POST /allocations``, the aggregates of every request group).
 """
 
 import urllib.parse
@@ -38,6 +43,12 @@ from resobj.api import errors
 # aggregates; a move names two consumers), and far below what one
 # statement can bind (PostgreSQL takes 65,535 parameters).
 MAX_ITEMS = 1000
+
+# The most list items and object members a body may hold in all. A
+# thousand consumers of one POST /allocations, each on one provider,
+# take about 9,000; every value the database binds costs the body at
+# least one entry, so no statement nears PostgreSQL's limit.
+MAX_BODY_ENTRIES = 10 * MAX_ITEMS
 
 # The deepest valid body (a reshaper's) has 6 levels; the schema
 # validator recurses, so deeper ones are refused before it runs.
@@ -77,6 +88,7 @@ def check_json(data):
     parser's own limit.
     """
     stack = [(data, ())]
+    entries = 0
     while stack:
         value, path = stack.pop()
         if isinstance(value, str):
@@ -97,6 +109,12 @@ def check_json(data):
                     _place(path, 'the top level'), len(value),
                     'members' if isinstance(value, dict) else 'items',
                     MAX_ITEMS))
+        entries += len(value)
+        if entries > MAX_BODY_ENTRIES:
+            raise errors.bad_request(
+                'The JSON body has more than %d list items and object '
+                'members in all (the limit was passed at %s).' % (
+                    MAX_BODY_ENTRIES, _place(path, 'the top level')))
         if isinstance(value, dict):
             for key, item in value.items():
                 what = problem(key)
@@ -116,6 +134,7 @@ def check_query(req):
     except UnicodeDecodeError:
         raise errors.bad_request('%s is not valid UTF-8.' % _undecodable(
             req.query_string), errors.QUERY_BAD_VALUE)
+    counts = {}
     for key, value in params.items():
         what = problem(key)
         if what is not None:
@@ -123,6 +142,14 @@ def check_query(req):
         what = problem(value)
         if what is not None:
             raise _refuse('Query parameter %s' % key, what)
+        counts[key] = counts.get(key, 0) + value.count(',') + 1
+    total = sum(counts.values())
+    if total > MAX_ITEMS:
+        most = max(counts, key=counts.get)
+        raise errors.bad_request(
+            'The query string lists %d items (%d of them in %s); at most %d '
+            'are accepted.' % (total, counts[most], most, MAX_ITEMS),
+            errors.QUERY_BAD_VALUE)
 
 
 def _undecodable(query_string):

@@ -5,7 +5,6 @@ from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
 from resobj.api.policies import resource_provider as rp_policies
 from resobj.api.policies import trait as policies
-from resobj.api import query
 from resobj.api.schemas import common
 from resobj.api.schemas import trait as schema
 from resobj.api import util
@@ -22,7 +21,7 @@ def list_traits(req):
     name_in = prefix = associated = None
     name = params.get('name')
     if name is not None and name.startswith('in:'):
-        name_in = query.names(name[3:], 'name')
+        name_in = [n.strip() for n in name[3:].split(',') if n.strip()]
     elif name is not None:
         prefix = name[len('startswith:'):]
     if 'associated' in params:

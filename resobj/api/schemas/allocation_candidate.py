@@ -7,6 +7,12 @@ import re
 SUFFIX_1_25 = re.compile(r'^[1-9][0-9]*\Z')
 SUFFIX_1_33 = re.compile(r'^[A-Za-z0-9_-]{1,64}\Z')
 GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
+# The most request groups one search takes. A server asks for one per
+# port or device with resources of its own: a few, tens at most. The
+# search's cost grows faster than the number of groups (on PostgreSQL
+# forty took seconds, ninety minutes), and a thousand passed the most
+# terms a SQLite statement may have.
+MAX_GROUPS = 32
 
 
 def query(version):

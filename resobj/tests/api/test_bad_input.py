@@ -10,8 +10,10 @@ format, with the code of its kind and a detail that names where the
 bad text was; none may be a 5xx. The bad text is the request's only
 fault, so a route that let it through would answer otherwise.
 
-Lists at the documented limit (``MAX_ITEMS``) must be served on every
-backend, and one item more refused with a 400 that names the field.
+Lists at the documented limits (``wellformed.MAX_ITEMS`` per list,
+object and query string, ``MAX_BODY_ENTRIES`` per body,
+``MAX_GROUPS`` request groups) must be served on every backend, and one
+item more refused with a 400 that names the field.
 """
 
 import json
@@ -298,61 +300,96 @@ class TestBadInput(base.TestCase):
             [uuid], [rp['uuid'] for rp in resp.json['resource_providers']])
         self.assertEqual(name, resp.json['resource_providers'][0]['name'])
 
-    def _limit(self, method, path, make, field, query='', version=LATEST):
-        """``make(n)`` at MAX_ITEMS is served, one more item refused."""
-        ok = self._call(method, path, query % make(wellformed.MAX_ITEMS)
-                        if query else '',
-                        None if query else make(wellformed.MAX_ITEMS), version)
-        self.assertLess(ok.status_int, 300, ok.text[:2000])
-        for count in (wellformed.MAX_ITEMS + 1, 70000):
-            resp = self._call(method, path, query % make(count)
-                              if query else '',
-                              None if query else make(count), version)
-            error = answers.assert_answer(self, resp, method, (path, count))
-            self.assertEqual(400, resp.status_int, resp.text[:2000])
-            self.assertIn(field, error['detail'])
-            self.assertIn(str(wellformed.MAX_ITEMS), error['detail'])
-            # The detail says how many, not what: it stays short.
-            self.assertLess(len(error['detail']), 1000)
-        return ok
+    def _served(self, method, path, query='', body=None):
+        resp = self._call(method, path, query, body)
+        self.assertLess(resp.status_int, 300, resp.text[:2000])
+
+    def _too_many(self, method, path, names, query='', body=None):
+        resp = self._call(method, path, query, body)
+        error = answers.assert_answer(self, resp, method, (method, path))
+        self.assertEqual(400, resp.status_int, resp.text[:2000])
+        self.assertIn(names, error['detail'])
+        # The detail says how many, not which: it stays short.
+        self.assertLess(len(error['detail']), 1000)
 
     def _generation(self):
         return self._call('GET', '/resource_providers/' + RP_UUID).json[
             'generation']
 
-    def test_list_limits(self):
+    def test_body_limits(self):
+        limit = wellformed.MAX_ITEMS
+
         def aggregates(n):
             return {'aggregates': [uuidutils.generate_uuid()
                                    for _ in range(n)],
                     'resource_provider_generation': self._generation()}
-        self._limit('PUT', '/resource_providers/%s/aggregates' % RP_UUID,
-                    aggregates, 'list at aggregates')
+        path = '/resource_providers/%s/aggregates' % RP_UUID
+        self._served('PUT', path, body=aggregates(limit))
+        for n in (limit + 1, 70000):
+            self._too_many('PUT', path, 'list at aggregates has %d items' % n,
+                           body=aggregates(n))
+        self._too_many(
+            'PUT', '/resource_providers/%s/traits' % RP_UUID,
+            'list at traits has 70000 items', body={
+                'traits': ['CUSTOM_T%d' % i for i in range(70000)],
+                'resource_provider_generation': self._generation()})
 
-        def traits(n):
-            return {'traits': ['CUSTOM_T%d' % i for i in range(n)],
-                    'resource_provider_generation': self._generation()}
-        # Unknown traits: 400 at any length; the limit is checked first.
-        resp = self._call('PUT', '/resource_providers/%s/traits' % RP_UUID,
-                          body=traits(70000))
-        self.assertEqual(400, resp.status_int)
-        self.assertIn('at most %d' % wellformed.MAX_ITEMS,
-                      resp.json['errors'][0]['detail'])
+        def consumer(providers):
+            return dict(project_id='project', user_id='user',
+                        consumer_generation=None, consumer_type='INSTANCE',
+                        allocations={rp: {'resources': {'VCPU': 1}}
+                                     for rp in providers})
+        # A thousand consumers take a thousand VCPUs of the 2,000.
+        self._served('POST', '/allocations', body={
+            uuidutils.generate_uuid(): consumer([RP_UUID])
+            for _ in range(limit)})
+        self._too_many('POST', '/allocations',
+                       'object at the top level has %d members' % (limit + 1),
+                       body={uuidutils.generate_uuid(): consumer([RP_UUID])
+                             for _ in range(limit + 1)})
+        # Each object within its limit, the body beyond its own: each
+        # provider is a value for the database to look up, and 70,000
+        # are more than a PostgreSQL statement can bind.
+        for consumers, providers in ((4, 900), (70, 1000)):
+            self._too_many('POST', '/allocations', 'more than %d list items'
+                           % wellformed.MAX_BODY_ENTRIES, body={
+                               uuidutils.generate_uuid(): consumer(
+                                   uuidutils.generate_uuid()
+                                   for _ in range(providers))
+                               for _ in range(consumers)})
+
+    def test_query_limits(self):
+        limit = wellformed.MAX_ITEMS
 
         def uuids(n):
             return ','.join(uuidutils.generate_uuid() for _ in range(n))
-        self._limit('GET', '/resource_providers', uuids, 'member_of',
-                    query='member_of=in:%s')
-        self._limit('GET', '/allocation_candidates', uuids, 'member_of',
-                    query='resources=VCPU:1&member_of=in:%s')
+        self._served('GET', '/resource_providers',
+                     'member_of=in:' + uuids(limit))
+        for n in (limit + 1, 70000):
+            self._too_many('GET', '/resource_providers',
+                           '%d of them in member_of' % n,
+                           'member_of=in:' + uuids(n))
+        names = ','.join('CUSTOM_T%d' % i for i in range(limit + 1))
+        self._served('GET', '/traits', 'name=in:' + names.rpartition(',')[0])
+        self._too_many('GET', '/traits', 'in name', 'name=in:' + names)
+        # Counted over every parameter: a thousand in all.
+        self._served('GET', '/allocation_candidates',
+                     'resources=VCPU:1&member_of=in:' + uuids(limit - 1))
+        self._too_many('GET', '/allocation_candidates',
+                       'lists %d items' % (limit + 1),
+                       'resources=VCPU:1&member_of=in:' + uuids(limit))
+        # 91 groups of a class and ten aggregates, and the policy: 1,002.
+        self._too_many('GET', '/allocation_candidates',
+                       'lists %d items' % (limit + 2),
+                       '&'.join('resources%d=VCPU:1&member_of%d=in:%s'
+                                % (i, i, uuids(10)) for i in range(1, 92)) +
+                       '&group_policy=none')
 
-        def trait_names(n):
-            return ','.join('CUSTOM_T%d' % i for i in range(n))
-        self._limit('GET', '/traits', trait_names, 'name',
-                    query='name=in:%s')
-
-        def consumers(n):
-            return {uuidutils.generate_uuid(): dict(
-                _CONSUMER, mappings={}) for _ in range(n)}
-        # A thousand consumers take a thousand VCPUs of the 2,000.
-        self._limit('POST', '/allocations', consumers,
-                    'object at the top level')
+        def groups(n):
+            return '&'.join('resources%d=VCPU:1' % i
+                            for i in range(1, n + 1)) + '&group_policy=none'
+        self._served('GET', '/allocation_candidates',
+                     groups(ac_schema.MAX_GROUPS))
+        self._too_many('GET', '/allocation_candidates',
+                       '%d request groups' % (ac_schema.MAX_GROUPS + 1),
+                       groups(ac_schema.MAX_GROUPS + 1))

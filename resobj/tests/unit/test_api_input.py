@@ -154,6 +154,15 @@ class TestCheckJSON(base.TestCase):
         error = self._refused({str(i): i for i in range(limit + 1)})
         self.assertIn('object at the top level has %d members'
                       % (limit + 1), error.detail)
+        # Each list within its limit, the body beyond its own.
+        entries = wellformed.MAX_BODY_ENTRIES
+        lists = entries // limit
+        wellformed.check_json({str(i): list(range(limit - 1))
+                               for i in range(lists)})
+        error = self._refused({str(i): list(range(limit))
+                               for i in range(lists + 1)})
+        self.assertIn('more than %d list items and object members'
+                      % entries, error.detail)
 
     def test_depth(self):
         def nested(levels):
