@@ -180,7 +180,13 @@ class TestBadInput(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.app = self.useFixture(api_fixtures.AppFixture(self.backend)).app
+        # The gabbi files' fixture: it decides, as for them, whether the
+        # backend's server is usable (a skip, or a failure when backends
+        # are required), then makes a fresh database and application.
+        fixture = api_fixtures.make_fixture(self.backend)()
+        fixture.start_fixture()
+        self.addCleanup(fixture.stop_fixture)
+        self.app = api_fixtures.setup_app()
         self._json('PUT', '/resource_classes/CUSTOM_BAD_INPUT', None)
         self._json('PUT', '/traits/CUSTOM_BAD_INPUT', None)
         self._json('POST', '/resource_providers',
