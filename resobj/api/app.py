@@ -18,6 +18,7 @@ from resobj.api import microversion
 from resobj.api import policy
 from resobj.api import router
 from resobj.api import util
+from resobj.api import wellformed
 from resobj import context as resobj_context
 from resobj import exception
 
@@ -78,6 +79,8 @@ class Application:
             _check_content(req)
             handler, urlvars = self._router.find(_path(req), req.method,
                                                  version)
+            wellformed.check_url(urlvars)
+            wellformed.check_query(req)
             req.urlvars = urlvars
             resp = handler(req)
         except errors.HTTPError:
@@ -116,7 +119,8 @@ def _path(req):
         return req.path_info
     except UnicodeDecodeError:
         # A percent-escape that is not UTF-8 names no resource.
-        raise errors.bad_request('The request path is not valid UTF-8.')
+        raise errors.bad_request('The request path is not valid UTF-8.',
+                                 errors.BAD_CHARACTER)
 
 
 def _check_content(req):

@@ -9,7 +9,7 @@ Every error response, from a handler or from the framework (404, 405,
 
 The codes are part of the API: clients branch on them, so a code is never
 reused for another meaning. They are placement's, so its clients work
-unchanged.
+unchanged; the few that placement lacks start with ``resobj.``.
 """
 
 import http.client
@@ -27,6 +27,8 @@ PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
 QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key'
 QUERY_BAD_VALUE = 'placement.query.bad_value'
 QUERY_MISSING_VALUE = 'placement.query.missing_value'
+# resobj's own: placement has no code for these.
+BAD_CHARACTER = 'resobj.input.bad_character'
 
 # The sentence webob puts before the detail, which some clients (and the
 # reference's error bodies) carry; kept so a detail reads the same.

@@ -21,7 +21,7 @@ MAX_VERSION = (1, 39)
 # Any X.Y of decimal numbers is well formed (0.9 and 1.01 included, as
 # in placement): out of range is then a 406, not a 400. Bounded so a
 # thousand-digit number is malformed rather than an int() error.
-_VERSION_RE = re.compile(r'^([0-9]{1,9})\.([0-9]{1,9})$')
+_VERSION_RE = re.compile(r'^([0-9]{1,9})\.([0-9]{1,9})\Z')
 
 
 class Version(tuple):

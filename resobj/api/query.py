@@ -3,7 +3,8 @@
 ``resources=VCPU:2,MEMORY_MB:512``, ``member_of=in:A,B`` / ``!A`` /
 ``!in:A,B`` and ``required=T1,!T2`` / ``in:T1,T2`` follow placement's
 grammar, and are accepted only from the microversion that introduced
-each form. A malformed value is a 400 with ``placement.query.bad_value``.
+each form. A malformed value is a 400 with ``placement.query.bad_value``
+(and so is a query string of too many items: see ``wellformed``).
 """
 
 import re
@@ -14,8 +15,8 @@ from resobj.api.schemas import common
 
 _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-    r'[0-9a-fA-F]{12}$')
-_NAME_RE = re.compile(r'^[A-Z0-9_]+$')
+    r'[0-9a-fA-F]{12}\Z')
+_NAME_RE = re.compile(r'^[A-Z0-9_]+\Z')
 
 
 def bad_value(detail):

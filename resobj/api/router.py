@@ -80,7 +80,8 @@ ROUTES = [
 
 def _compile(template):
     pattern = re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template)
-    return re.compile('^%s$' % pattern)
+    # \Z, not $: $ also matches before a final newline.
+    return re.compile(r'^%s\Z' % pattern)
 
 
 class Router:

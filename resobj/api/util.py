@@ -15,6 +15,7 @@ from oslo_utils import timeutils
 import webob
 
 from resobj.api import errors
+from resobj.api import wellformed
 
 CONTEXT = 'resobj.context'
 MICROVERSION = 'resobj.microversion'
@@ -52,7 +53,17 @@ def validate(data, schema, what):
         where = '/'.join(str(p) for p in error.absolute_path)
         raise errors.bad_request(
             '%s does not validate: %s%s' % (
-                what, error.message, ' (at %s)' % where if where else ''))
+                what, _message(error), ' (at %s)' % where if where else ''))
+
+
+# jsonschema's messages quote the value: a long one is cut short.
+_MESSAGE_LENGTH = 500
+
+
+def _message(error):
+    if len(error.message) > _MESSAGE_LENGTH:
+        return error.message[:_MESSAGE_LENGTH] + '...'
+    return error.message
 
 
 def json_body(req, schema):
@@ -68,16 +79,9 @@ def json_body(req, schema):
         raise errors.bad_request('Malformed JSON: %s' % exc)
     except RecursionError:
         raise errors.bad_request('Malformed JSON: nested too deeply.')
-    if _depth(data) > MAX_DEPTH:
-        # The schema validator recurses: refuse before it can overflow.
-        raise errors.bad_request('Malformed JSON: nested deeper than %d '
-                                 'levels.' % MAX_DEPTH)
+    wellformed.check_json(data)
     validate(data, schema, 'JSON')
     return data
-
-
-# The deepest valid body (a reshaper's) has 6 levels.
-MAX_DEPTH = 32
 
 
 def _no_constant(name):
@@ -86,35 +90,17 @@ def _no_constant(name):
     raise ValueError('%s is not a JSON value' % name)
 
 
-def _depth(data):
-    """How deeply ``data`` nests lists and dicts, without recursing."""
-    deepest = 0
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            deepest = max(deepest, depth)
-            if depth > MAX_DEPTH:
-                break
-            stack.extend((item, depth + 1) for item in value)
-    return deepest
-
-
 def query(req, schema, repeatable=(), only_known=False):
     """The query string as a dict, validated against ``schema``.
 
     A parameter given twice is a 400 unless it is in ``repeatable``,
     whose values are always lists. With ``only_known``, parameters the
     schema does not name are left out (for a caller that parses them).
+    The application has checked the query string's text already (see
+    :mod:`resobj.api.wellformed`).
     """
     params = {}
-    try:
-        given = req.GET
-    except UnicodeDecodeError:
-        raise errors.bad_request('The query string is not valid UTF-8.',
-                                 errors.QUERY_BAD_VALUE)
+    given = req.GET
     for key in given.keys():
         if only_known and key not in schema['properties']:
             continue

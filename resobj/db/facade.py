@@ -195,7 +195,7 @@ def database_url(conf):
     else:
         url = sa.engine.make_url('sqlite:///' + os.path.join(
             paths.state_dir(conf), DATABASE_FILE))
-    return _with_sqlite_timeout(conf, url)
+    return _with_backend_settings(conf, url)
 
 
 def _parse_url(text, option):
@@ -230,14 +230,27 @@ def database_missing(conf):
     return not os.path.exists(url.database)
 
 
-def _with_sqlite_timeout(conf, url):
-    # pysqlite's connect(timeout=) is SQLite's busy timeout; passing it in
-    # the URL sets it on every pooled connection, including the first one
-    # oslo.db opens to test the server before any event hook runs.
-    if url.get_backend_name() != 'sqlite' or 'timeout' in url.query:
-        return url
-    return url.update_query_dict(
-        {'timeout': str(conf.database.sqlite_busy_timeout)})
+def _with_backend_settings(conf, url):
+    """``url`` with the connection settings its backend needs.
+
+    Set in the URL, they apply to every pooled connection, including the
+    first one oslo.db opens to test the server before any event hook
+    runs.
+    """
+    backend = url.get_backend_name()
+    if backend == 'sqlite' and 'timeout' not in url.query:
+        # pysqlite's connect(timeout=) is SQLite's busy timeout.
+        return url.update_query_dict(
+            {'timeout': str(conf.database.sqlite_busy_timeout)})
+    mysql = backend in ('mysql', 'mariadb')
+    if mysql and url.query.get('charset') != 'utf8mb4':
+        # The tables are utf8mb4; oslo.db's default connection charset,
+        # utf8 (utf8mb3), cannot carry a character beyond the Basic
+        # Multilingual Plane (an emoji in a name) and the statement
+        # fails. A URL's charset=utf8, as many deployment tools write
+        # it, is overridden for the same reason.
+        return url.update_query_dict({'charset': 'utf8mb4'})
+    return url
 
 
 def _ensure_state_dir(url):
@@ -688,7 +701,7 @@ def configure(conf):
     }
     settings['connection'] = url.render_as_string(hide_password=False)
     if conf.database.slave_connection:
-        replica = _with_sqlite_timeout(conf, _parse_url(
+        replica = _with_backend_settings(conf, _parse_url(
             conf.database.slave_connection, 'slave_connection'))
         settings['slave_connection'] = replica.render_as_string(
             hide_password=False)

@@ -48,6 +48,10 @@ def _groups(req, version):
                 'Query parameter %s given %d times; it may appear once'
                 % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
         groups.setdefault(suffix, {})[name] = values
+    if len(groups) > schema.MAX_GROUPS:
+        raise errors.bad_request(
+            'The query names %d request groups; at most %d are accepted.'
+            % (len(groups), schema.MAX_GROUPS), errors.QUERY_BAD_VALUE)
     result = []
     for suffix, params in sorted(groups.items()):
         group = ac_obj.RequestGroup(suffix=suffix)

@@ -4,15 +4,15 @@ from resobj.api.schemas import common
 
 _RESOURCES = {
     'type': 'object', 'minProperties': 1,
-    'patternProperties': {'^[A-Z0-9_]+$': common.POSITIVE_INT},
+    'patternProperties': {r'^[A-Z0-9_]+\Z': common.POSITIVE_INT},
     'additionalProperties': False,
 }
 _EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
-_CONSUMER_TYPE = {'type': 'string', 'pattern': '^[A-Z0-9_]+$',
+_CONSUMER_TYPE = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z',
                   'minLength': 1, 'maxLength': 255}
 _MAPPINGS = {
     'type': 'object',
-    'patternProperties': {'^_?[A-Za-z0-9_-]{0,64}$': {
+    'patternProperties': {r'^_?[A-Za-z0-9_-]{0,64}\Z': {
         'type': 'array', 'minItems': 1,
         'items': common.UUID, 'uniqueItems': True}},
     'additionalProperties': False,

@@ -1,15 +1,20 @@
-"""Schema pieces several nouns share."""
+r"""Schema pieces several nouns share.
+
+Patterns end in ``\Z``, never ``$``: jsonschema tests a pattern with
+``re.search``, where ``$`` also matches before a final newline, so
+``"INSTANCE\n"`` would pass ``^[A-Z0-9_]+$``.
+"""
 
 UUID = {
     'type': 'string',
     'pattern': '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-               '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
+               r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\Z',
 }
-RESOURCE_CLASS = {'type': 'string', 'pattern': '^[A-Z0-9_]+$',
+RESOURCE_CLASS = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z',
                   'maxLength': 255}
-CUSTOM_NAME = {'type': 'string', 'pattern': '^CUSTOM_[A-Z0-9_]+$',
+CUSTOM_NAME = {'type': 'string', 'pattern': r'^CUSTOM_[A-Z0-9_]+\Z',
                'maxLength': 255}
-TRAIT = {'type': 'string', 'pattern': '^[A-Z0-9_]+$', 'maxLength': 255}
+TRAIT = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z', 'maxLength': 255}
 GENERATION = {'type': 'integer', 'minimum': 0}
 # The largest value the databases' integer columns hold (signed 32 bits).
 MAX_INT = 2147483647

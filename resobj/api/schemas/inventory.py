@@ -38,7 +38,7 @@ PUT_ALL = {
         'resource_provider_generation': common.GENERATION,
         'inventories': {
             'type': 'object',
-            'patternProperties': {'^[A-Z0-9_]+$': _INVENTORY},
+            'patternProperties': {r'^[A-Z0-9_]+\Z': _INVENTORY},
             'additionalProperties': False,
         },
     },

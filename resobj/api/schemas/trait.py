@@ -3,7 +3,7 @@ from resobj.api.schemas import common
 LIST_QUERY = {
     'type': 'object',
     'properties': {
-        'name': {'type': 'string', 'pattern': '^(in:|startswith:).*$'},
+        'name': {'type': 'string', 'pattern': r'^(in:|startswith:).*\Z'},
         'associated': {'type': 'string', 'enum': ['true', 'false']},
     },
     'additionalProperties': False,

@@ -5,7 +5,7 @@ def query(version):
                               'maxLength': 255}}
     if version >= (1, 38):
         properties['consumer_type'] = {
-            'type': 'string', 'pattern': '^([A-Z0-9_]+|all|unknown)$',
+            'type': 'string', 'pattern': r'^([A-Z0-9_]+|all|unknown)\Z',
             'maxLength': 255}
     return {'type': 'object', 'properties': properties,
             'required': ['project_id'], 'additionalProperties': False}

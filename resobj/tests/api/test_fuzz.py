@@ -6,8 +6,7 @@ bodies of random JSON (wrong types, huge and non-finite numbers, members
 clients send and ones they do not), deeply nested, invalid UTF-8 or not
 JSON at all; query strings and the version, content-type and accept
 headers, valid or garbage. Each answer must be below 500, and every 4xx
-must carry the error document: an ``errors`` list whose entries have
-status (equal to the HTTP status), title, detail, code and request_id.
+must carry the error document (see ``answers.assert_answer``).
 
 The database is one SQLite file per test with a provider that has
 inventory, traits, an aggregate and an allocation, so requests that get
@@ -26,6 +25,7 @@ from oslo_utils import uuidutils
 import webob
 
 from resobj.api import router
+from resobj.tests.api import answers
 from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import base
 
@@ -411,25 +411,6 @@ class TestFuzz(base.TestCase):
             'project_id': 'fuzz-project', 'user_id': 'fuzz-user',
             'consumer_generation': None, 'consumer_type': 'INSTANCE'})
 
-    def _check(self, resp, request):
-        status = resp.status_int
-        self.assertLess(status, 500, '%s -> %s %s' % (
-            request, resp.status, resp.body[:2000]))
-        if status < 400 or request[0] == 'HEAD':
-            # A HEAD answer has no body, by HTTP's rules.
-            return
-        self.assertEqual('application/json', resp.content_type,
-                         '%s -> %s' % (request, resp.status))
-        document = json.loads(resp.body)
-        self.assertIsInstance(document.get('errors'), list, request)
-        self.assertTrue(document['errors'], request)
-        for error in document['errors']:
-            self.assertEqual(status, error['status'], request)
-            for key in ('title', 'detail', 'code', 'request_id'):
-                self.assertIsInstance(error[key], str, (request, key))
-            self.assertTrue(error['code'].startswith('placement.'), request)
-            self.assertTrue(error['request_id'].startswith('req-'), request)
-
     def _request(self, path, method, body, query, version, content_type,
                  accept, token):
         headers = {}
@@ -439,7 +420,9 @@ class TestFuzz(base.TestCase):
             if value is not None:
                 headers[name] = value
         request = (method, path, query, headers, body and body[:300])
-        self._check(self._call(method, path, body, headers, query), request)
+        answers.assert_answer(
+            self, self._call(method, path, body, headers, query), method,
+            request)
 
     @settings(max_examples=_examples(800), deadline=None,
               suppress_health_check=[HealthCheck.too_slow,

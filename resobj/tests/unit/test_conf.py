@@ -101,6 +101,14 @@ class TestDatabaseURL(base.TestCase):
         self.assertEqual(url, self.url().render_as_string(
             hide_password=False))
 
+    def test_mysql_connections_use_utf8mb4(self):
+        for given in ('mysql+pymysql://u:p@db/resobj',
+                      'mysql+pymysql://u:p@db/resobj?charset=utf8',
+                      'mysql+pymysql://u:p@db/resobj?charset=utf8mb3',
+                      'mariadb+pymysql://u:p@db/resobj?charset=utf8'):
+            self.conf.config(connection=given, group='database')
+            self.assertEqual('utf8mb4', self.url().query['charset'], given)
+
     def test_malformed_url(self):
         self.conf.config(connection='not a url', group='database')
         exc = self.assertRaises(exception.ConfigurationError, self.url)
