@@ -18,6 +18,7 @@ from oslo_upgradecheck import upgradecheck
 from oslo_utils import timeutils
 from oslo_utils import versionutils
 
+from resobj.compute import rpcapi as compute_rpcapi
 from resobj.conductor import rpcapi as conductor_rpcapi
 from resobj import conf as resobj_conf
 from resobj.conf import validate
@@ -183,38 +184,49 @@ class Checks(upgradecheck.UpgradeCommands):
                        % service_obj.SERVICE_VERSION)
 
     def _check_version_caps(self):
-        cap = self.conf.upgrade_levels.conductor
-        known = conductor_rpcapi.VERSION
+        """Both caps: the worst of their results, both explained."""
+        results = [self._check_cap('conductor', conductor_rpcapi.VERSION),
+                   self._check_cap('compute', compute_rpcapi.VERSION,
+                                   auto=True)]
+        code = max(r.code for r in results)
+        return _result(code, *(r.details for r in results))
+
+    def _check_cap(self, api, known, auto=False):
+        cap = getattr(self.conf.upgrade_levels, api)
         if cap is None:
-            return _result(SUCCESS, '[upgrade_levels] conductor is not '
-                           'set: calls use the newest conductor RPC API '
-                           'version, %s.' % known)
+            return _result(SUCCESS, '[upgrade_levels] %s is not set: calls '
+                           'use the newest %s RPC API version, %s.'
+                           % (api, api, known))
+        if auto and cap == 'auto':
+            return _result(SUCCESS, '[upgrade_levels] %s = auto: the '
+                           'services cap calls at what the oldest live %s '
+                           'service serves.' % (api, api))
         try:
             newer = (versionutils.convert_version_to_tuple(cap)
                      > versionutils.convert_version_to_tuple(known))
         except ValueError:
-            return _result(FAILURE, '[upgrade_levels] conductor = %s is '
-                           'not a version such as %s.' % (cap, known))
+            return _result(FAILURE, '[upgrade_levels] %s = %s is not a '
+                           'version such as %s%s.'
+                           % (api, cap, known, ' or auto' if auto else ''))
         if newer:
             return _result(
-                FAILURE, '[upgrade_levels] conductor = %s is newer than '
-                'the conductor RPC API this release knows (%s). Set it to '
-                'the version of the oldest conductor running, or unset it '
-                'once all of them run this release.' % (cap, known))
+                FAILURE, '[upgrade_levels] %s = %s is newer than the %s '
+                'RPC API this release knows (%s). Set it to the version of '
+                'the oldest %s service running, or unset it once all of '
+                'them run this release.' % (api, cap, api, known, api))
         skipped = self._not_checked()
         if skipped:
             return skipped
         live = [r for r in self._old_services() if r.live]
         if not live:
             return _result(
-                WARNING, '[upgrade_levels] conductor = %s, but every live '
-                'service runs service version %d, this release\'s: lift '
-                'the cap (remove the option and restart the services '
-                'that set it).' % (cap, service_obj.SERVICE_VERSION))
+                WARNING, '[upgrade_levels] %s = %s, but every live service '
+                'runs service version %d, this release\'s: lift the cap '
+                '(remove the option and restart the services that set it).'
+                % (api, cap, service_obj.SERVICE_VERSION))
         return _result(
-            SUCCESS, '[upgrade_levels] conductor = %s while %d live '
-            'services run older versions: %s.'
-            % (cap, len(live), _services(live)))
+            SUCCESS, '[upgrade_levels] %s = %s while %d live services run '
+            'older versions: %s.' % (api, cap, len(live), _services(live)))
 
     _upgrade_checks = (
         ('Database schema', _check_schema),
