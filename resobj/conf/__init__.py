@@ -9,6 +9,7 @@ from resobj.conf import compute
 from resobj.conf import database
 from resobj.conf import paths
 from resobj.conf import resource_providers
+from resobj.conf import service
 
 
 def register_opts(conf):
@@ -18,3 +19,4 @@ def register_opts(conf):
     database.register_opts(conf)
     compute.register_opts(conf)
     resource_providers.register_opts(conf)
+    service.register_opts(conf)
