@@ -6,6 +6,10 @@ All state lives in objects (ComputeNode, Instance, Migration, PciDevice)
 and in placement, reached through a reporting client; the tracker never
 touches the database itself.
 
+Each audit reports the host's compute Service alive: it registers it
+at the first audit (the tracker's start) and heartbeats it afterwards,
+so Service.get_minimum_version sees which computes still run.
+
 Writes follow one order so that a concurrent audit elsewhere can never
 undo them: database rows (instance, migration) first, allocations
 second, each allocation write a compare-and-swap on the consumer
@@ -26,6 +30,7 @@ from resobj.compute import usage
 from resobj.conf import compute as compute_conf
 from resobj import exception as resobj_exc
 from resobj import objects
+from resobj.objects import compute_node as cn_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -45,6 +50,7 @@ class ResourceTracker:
                          # multiply (nova Newton's MB * 1024 bug).
                          'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
         self.lock = threading.RLock()
+        self.service = None
         self.node = None
         self.sharing_provider = None
         self.pci_devices = []
@@ -65,6 +71,23 @@ class ResourceTracker:
     def provider(self):
         return self.node.uuid
 
+    def _report_alive(self, context):
+        """Register the host's compute service, or report it alive.
+
+        A service deleted while this tracker runs is registered again:
+        the host runs a compute, and a service missing from the table
+        would let the upgrade gate open without it.
+        """
+        if self.service is not None:
+            try:
+                self.service.heartbeat()
+                return
+            except resobj_exc.ServiceNotFound:
+                LOG.warning('The compute service of %s was deleted while '
+                            'it runs; registering it again', self.host)
+        self.service = objects.Service.register(
+            context, self.host, cn_obj.COMPUTE_BINARY)
+
     def _ensure_node(self, context):
         resources = self.driver.get_available_resource(self.nodename)
         if self.node is None:
@@ -74,10 +97,13 @@ class ResourceTracker:
             except resobj_exc.ComputeNodeNotFound:
                 node = objects.ComputeNode(
                     context, host=self.host, stats={},
+                    service_id=self.service.id,
                     hypervisor_hostname=self.nodename)
                 node.update_from_virt_driver(resources)
                 node.create()
                 self.node = node
+        if self.node.service_id != self.service.id:
+            self.node.service_id = self.service.id
         self.node.update_from_virt_driver(resources)
         for total in ('vcpus', 'memory_mb', 'local_gb'):
             wanted = min(self.reserved[total], getattr(self.node, total))
@@ -434,8 +460,9 @@ class ResourceTracker:
     def update_available_resource(self, context):
         """Recompute this node's usage and make placement agree.
 
-        1. Refresh the node from the driver, its PCI devices and its
-           sharing provider.
+        1. Report the host's compute service alive (registering it at
+           the first audit); refresh the node from the driver, its PCI
+           devices and its sharing provider.
         2. Read the allocations held on the node's provider (and the
            shared pool) with their consumer generations -- before the
            instances, so that a move or delete racing with this audit
@@ -451,6 +478,7 @@ class ResourceTracker:
         """
         started = time.monotonic()
         with self.lock:
+            self._report_alive(context)
             self._ensure_node(context)
             held = dict(self.client.get_provider_allocations(self.provider))
             shared = (self.client.get_provider_allocations(
