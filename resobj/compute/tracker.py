@@ -10,6 +10,14 @@ Each audit reports the host's compute Service alive: it registers it
 at the first audit (the tracker's start) and heartbeats it afterwards,
 so Service.get_minimum_version sees which computes still run.
 
+Reserved amounts come from configuration and always count in the
+tracker's checks, in the inventory it reports and in the legacy
+free_ram_mb / free_disk_gb older services read. The ComputeNode keeps
+them (in its provider's inventory) only once the upgrade gate is open
+(ComputeNode.writes_inventory); before that they are not put on the
+node, whose save() would refuse them, so an older service that is
+still alive never makes an audit fail.
+
 Writes follow one order so that a concurrent audit elsewhere can never
 undo them: database rows (instance, migration) first, allocations
 second, each allocation write a compare-and-swap on the consumer
@@ -52,6 +60,9 @@ class ResourceTracker:
         self.lock = threading.RLock()
         self.service = None
         self.node = None
+        # Reserved amounts the node held before _store_reserved changed
+        # them: {field: amount}.
+        self._held_reserved = {}
         self.sharing_provider = None
         self.pci_devices = []
         self.usage = usage.NodeUsage()
@@ -105,10 +116,7 @@ class ResourceTracker:
         if self.node.service_id != self.service.id:
             self.node.service_id = self.service.id
         self.node.update_from_virt_driver(resources)
-        for total in ('vcpus', 'memory_mb', 'local_gb'):
-            wanted = min(self.reserved[total], getattr(self.node, total))
-            if getattr(self.node, total + '_reserved') != wanted:
-                setattr(self.node, total + '_reserved', wanted)
+        self._store_reserved()
         self.client.ensure_provider(self.node.uuid, self.nodename)
         self.pci_devices = pci.sync(
             context, self.node,
@@ -124,6 +132,27 @@ class ResourceTracker:
                     node=self.nodename, provider=self.node.uuid)
             self.sharing_provider = found[0]
 
+    def _reserved(self):
+        """The configured reserved amounts, capped at the node's totals."""
+        return usage.node_reserved(self.node, self.reserved)
+
+    def _store_reserved(self):
+        """Put the reserved amounts on the node, if it can keep them.
+
+        Only when one differs from what the node holds, so the gate is
+        asked only then. The amounts the node had are kept to put back
+        if the gate closes before the save (_save_node).
+        """
+        wanted = {total + '_reserved': amount
+                  for total, amount in self._reserved().items()
+                  if getattr(self.node, total + '_reserved') != amount}
+        self._held_reserved = {}
+        if not wanted or not self.node.writes_inventory():
+            return
+        for field, amount in wanted.items():
+            self._held_reserved[field] = getattr(self.node, field)
+            setattr(self.node, field, amount)
+
     def _ready(self, context):
         """A claim before the first audit runs that audit first."""
         if self.node is None:
@@ -135,7 +164,8 @@ class ResourceTracker:
                    d.status not in ('removed', 'deleted'))
 
     def inventory(self):
-        return usage.node_inventory(self.node, self._pci_total())
+        return usage.node_inventory(self.node, self._pci_total(),
+                                    self.reserved)
 
     def _save_node(self):
         """Save usage into the node, then the provider's inventory.
@@ -147,8 +177,21 @@ class ResourceTracker:
         already has it.
         """
         usage.apply_to_node(self.node, self.usage.totals(),
-                            len({t[3] for t in self.tracked.values()}))
-        self.node.save()
+                            len({t[3] for t in self.tracked.values()}),
+                            self.reserved)
+        try:
+            self.node.save()
+        except resobj_exc.ReservedNeedsInventory:
+            # The gate closed since _store_reserved asked (an older
+            # service came back): the node keeps what it had, as before
+            # the gate; everything else is saved.
+            LOG.info('Reserved amounts of %s not stored on the node: an '
+                     'older service is running again', self.nodename)
+            for field, amount in self._held_reserved.items():
+                setattr(self.node, field, amount)
+            self.node.obj_reset_changes(list(self._held_reserved))
+            self._held_reserved = {}
+            self.node.save()
         self.client.set_inventory(self.node.uuid, self.inventory())
 
     def _payload(self, flavor, instance, pci_count):
