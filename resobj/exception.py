@@ -90,6 +90,14 @@ class ObjectActionError(ResobjException):
     msg_fmt = 'Object action %(action)s failed because: %(reason)s'
 
 
+class ReservedNeedsInventory(ObjectActionError):
+    """A reserved amount changed while the inventory gate is closed.
+
+    A subclass so that a caller that can keep the amount elsewhere (the
+    resource tracker) tells this refusal from any other.
+    """
+
+
 class ObjectBackportError(ResobjException):
     msg_fmt = ('Cannot backport %(objname)s to version %(target)s: '
                '%(reason)s')

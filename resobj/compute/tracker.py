@@ -6,6 +6,18 @@ All state lives in objects (ComputeNode, Instance, Migration, PciDevice)
 and in placement, reached through a reporting client; the tracker never
 touches the database itself.
 
+Each audit reports the host's compute Service alive: it registers it
+at the first audit (the tracker's start) and heartbeats it afterwards,
+so Service.get_minimum_version sees which computes still run.
+
+Reserved amounts come from configuration and always count in the
+tracker's checks, in the inventory it reports and in the legacy
+free_ram_mb / free_disk_gb older services read. The ComputeNode keeps
+them (in its provider's inventory) only once the upgrade gate is open
+(ComputeNode.writes_inventory); before that they are not put on the
+node, whose save() would refuse them, so an older service that is
+still alive never makes an audit fail.
+
 Writes follow one order so that a concurrent audit elsewhere can never
 undo them: database rows (instance, migration) first, allocations
 second, each allocation write a compare-and-swap on the consumer
@@ -26,6 +38,7 @@ from resobj.compute import usage
 from resobj.conf import compute as compute_conf
 from resobj import exception as resobj_exc
 from resobj import objects
+from resobj.objects import compute_node as cn_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -45,7 +58,11 @@ class ResourceTracker:
                          # multiply (nova Newton's MB * 1024 bug).
                          'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
         self.lock = threading.RLock()
+        self.service = None
         self.node = None
+        # Reserved amounts the node held before _store_reserved changed
+        # them: {field: amount}.
+        self._held_reserved = {}
         self.sharing_provider = None
         self.pci_devices = []
         self.usage = usage.NodeUsage()
@@ -65,6 +82,23 @@ class ResourceTracker:
     def provider(self):
         return self.node.uuid
 
+    def _report_alive(self, context):
+        """Register the host's compute service, or report it alive.
+
+        A service deleted while this tracker runs is registered again:
+        the host runs a compute, and a service missing from the table
+        would let the upgrade gate open without it.
+        """
+        if self.service is not None:
+            try:
+                self.service.heartbeat()
+                return
+            except resobj_exc.ServiceNotFound:
+                LOG.warning('The compute service of %s was deleted while '
+                            'it runs; registering it again', self.host)
+        self.service = objects.Service.register(
+            context, self.host, cn_obj.COMPUTE_BINARY)
+
     def _ensure_node(self, context):
         resources = self.driver.get_available_resource(self.nodename)
         if self.node is None:
@@ -74,15 +108,15 @@ class ResourceTracker:
             except resobj_exc.ComputeNodeNotFound:
                 node = objects.ComputeNode(
                     context, host=self.host, stats={},
+                    service_id=self.service.id,
                     hypervisor_hostname=self.nodename)
                 node.update_from_virt_driver(resources)
                 node.create()
                 self.node = node
+        if self.node.service_id != self.service.id:
+            self.node.service_id = self.service.id
         self.node.update_from_virt_driver(resources)
-        for total in ('vcpus', 'memory_mb', 'local_gb'):
-            wanted = min(self.reserved[total], getattr(self.node, total))
-            if getattr(self.node, total + '_reserved') != wanted:
-                setattr(self.node, total + '_reserved', wanted)
+        self._store_reserved()
         self.client.ensure_provider(self.node.uuid, self.nodename)
         self.pci_devices = pci.sync(
             context, self.node,
@@ -98,6 +132,27 @@ class ResourceTracker:
                     node=self.nodename, provider=self.node.uuid)
             self.sharing_provider = found[0]
 
+    def _reserved(self):
+        """The configured reserved amounts, capped at the node's totals."""
+        return usage.node_reserved(self.node, self.reserved)
+
+    def _store_reserved(self):
+        """Put the reserved amounts on the node, if it can keep them.
+
+        Only when one differs from what the node holds, so the gate is
+        asked only then. The amounts the node had are kept to put back
+        if the gate closes before the save (_save_node).
+        """
+        wanted = {total + '_reserved': amount
+                  for total, amount in self._reserved().items()
+                  if getattr(self.node, total + '_reserved') != amount}
+        self._held_reserved = {}
+        if not wanted or not self.node.writes_inventory():
+            return
+        for field, amount in wanted.items():
+            self._held_reserved[field] = getattr(self.node, field)
+            setattr(self.node, field, amount)
+
     def _ready(self, context):
         """A claim before the first audit runs that audit first."""
         if self.node is None:
@@ -109,7 +164,8 @@ class ResourceTracker:
                    d.status not in ('removed', 'deleted'))
 
     def inventory(self):
-        return usage.node_inventory(self.node, self._pci_total())
+        return usage.node_inventory(self.node, self._pci_total(),
+                                    self.reserved)
 
     def _save_node(self):
         """Save usage into the node, then the provider's inventory.
@@ -121,8 +177,21 @@ class ResourceTracker:
         already has it.
         """
         usage.apply_to_node(self.node, self.usage.totals(),
-                            len({t[3] for t in self.tracked.values()}))
-        self.node.save()
+                            len({t[3] for t in self.tracked.values()}),
+                            self.reserved)
+        try:
+            self.node.save()
+        except resobj_exc.ReservedNeedsInventory:
+            # The gate closed since _store_reserved asked (an older
+            # service came back): the node keeps what it had, as before
+            # the gate; everything else is saved.
+            LOG.info('Reserved amounts of %s not stored on the node: an '
+                     'older service is running again', self.nodename)
+            for field, amount in self._held_reserved.items():
+                setattr(self.node, field, amount)
+            self.node.obj_reset_changes(list(self._held_reserved))
+            self._held_reserved = {}
+            self.node.save()
         self.client.set_inventory(self.node.uuid, self.inventory())
 
     def _payload(self, flavor, instance, pci_count):
@@ -434,8 +503,9 @@ class ResourceTracker:
     def update_available_resource(self, context):
         """Recompute this node's usage and make placement agree.
 
-        1. Refresh the node from the driver, its PCI devices and its
-           sharing provider.
+        1. Report the host's compute service alive (registering it at
+           the first audit); refresh the node from the driver, its PCI
+           devices and its sharing provider.
         2. Read the allocations held on the node's provider (and the
            shared pool) with their consumer generations -- before the
            instances, so that a move or delete racing with this audit
@@ -451,6 +521,7 @@ class ResourceTracker:
         """
         started = time.monotonic()
         with self.lock:
+            self._report_alive(context)
             self._ensure_node(context)
             held = dict(self.client.get_provider_allocations(self.provider))
             shared = (self.client.get_provider_allocations(

@@ -28,21 +28,36 @@ def mb_to_gb_ceil(mb):
     return pl.swap_gb(mb)
 
 
-def node_inventory(node, pci_total=0):
+def node_reserved(node, reserved=None):
+    """{total field: reserved amount}, each capped at the node's total.
+
+    ``reserved`` ({'vcpus', 'memory_mb', 'local_gb'}) overrides the
+    node's own ``*_reserved`` fields: the tracker passes its configured
+    amounts, which the node cannot store before the upgrade gate opens.
+    """
+    out = {}
+    for total, reserved_field, _ratio in NODE_FIELDS.values():
+        amount = (getattr(node, reserved_field) if reserved is None
+                  else reserved[total])
+        out[total] = min(amount, getattr(node, total))
+    return out
+
+
+def node_inventory(node, pci_total=0, reserved=None):
     """{class: inventory dict} of the node's provider, zero totals left out.
 
     The same values ComputeNode.save() writes for VCPU, MEMORY_MB and
     DISK_GB, plus PCI_DEVICE (the node's ``type-PCI`` devices), which
-    only the tracker knows.
+    only the tracker knows. ``reserved`` as for :func:`node_reserved`.
     """
     inventory = {}
-    for rc, (total, reserved, ratio) in NODE_FIELDS.items():
+    held = node_reserved(node, reserved)
+    for rc, (total, _reserved, ratio) in NODE_FIELDS.items():
         amount = getattr(node, total)
         if amount < 1:
             continue
         inventory[rc] = {
-            'total': amount, 'reserved': min(getattr(node, reserved),
-                                             amount),
+            'total': amount, 'reserved': held[total],
             'min_unit': 1, 'max_unit': amount, 'step_size': 1,
             'allocation_ratio': float(getattr(node, ratio))}
     if pci_total:
@@ -123,12 +138,18 @@ def check(node_name, consumer, provider, caps, used, wanted, already=None):
             node=node_name, consumer=consumer, shortages=short)
 
 
-def apply_to_node(node, used, running_vms):
-    """Write usage into the ComputeNode's legacy fields (not saved)."""
+def apply_to_node(node, used, running_vms, reserved=None):
+    """Write usage into the ComputeNode's legacy fields (not saved).
+
+    ``free_ram_mb`` and ``free_disk_gb`` are net of the reserved amounts
+    (``reserved`` as for :func:`node_reserved`): the legacy columns are
+    where services older than the inventory gate see them.
+    """
+    held = node_reserved(node, reserved)
     for rc, field in USED_FIELDS.items():
         setattr(node, field, int(used.get(rc, 0)))
-    node.free_ram_mb = (node.memory_mb - node.memory_mb_reserved -
+    node.free_ram_mb = (node.memory_mb - held['memory_mb'] -
                         node.memory_mb_used)
-    node.free_disk_gb = (node.local_gb - node.local_gb_reserved -
+    node.free_disk_gb = (node.local_gb - held['local_gb'] -
                          node.local_gb_used)
     node.running_vms = running_vms

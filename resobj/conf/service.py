@@ -6,21 +6,26 @@ import socket
 
 from oslo_config import cfg
 
-service_opts = [
-    cfg.StrOpt('host', default=socket.gethostname(),
-               sample_default='<current hostname>',
-               help='The name of this host: the RPC server name of its '
-                    'services (topic.host) and the host of their Service '
-                    'records. Must be unique in the cloud.'),
-    cfg.IntOpt('service_down_time', default=60, min=1,
-               help='Seconds after which a service that has not reported '
-                    'in (its Service record\'s last_seen_up, or when it '
-                    'never reported, the record\'s last update or '
-                    'creation) counts as down: it no longer holds the '
-                    'cloud to its service version, and resobj-status '
-                    'upgrade check reports it as dead rather than '
-                    'running.'),
-]
+host_opt = cfg.StrOpt(
+    'host', default=socket.gethostname(),
+    sample_default='<current hostname>',
+    help='The name of this host: the RPC server name of its services '
+         '(topic.host) and the host of their Service records. Must be '
+         'unique in the cloud.')
+
+service_down_time_opt = cfg.IntOpt(
+    'service_down_time', default=60, min=1,
+    help='Seconds after its last report (Service.last_seen_up) that a '
+         'service counts as down. Services report at start and then '
+         'periodically (a compute node at each audit of its resource '
+         'tracker, so keep this above [compute] audit_interval). A service '
+         'that is down no longer holds Service.get_minimum_version down, so '
+         'a dead old service does not keep a rolling upgrade from '
+         'completing, and resobj-status upgrade check reports it as dead '
+         'rather than running. A service that has never reported (code '
+         'older than this option) always counts.')
+
+service_opts = [host_opt, service_down_time_opt]
 
 
 def register_opts(conf):

@@ -31,12 +31,15 @@ def configure(conf):
 
     Call once per process after parsing ``conf``; until then objects use
     the option defaults. Today that is the allocation ratios given to
-    compute nodes that have none.
+    compute nodes that have none, the allocation conflict retries and
+    how long a silent service counts as up.
     """
     from resobj.conf import compute as compute_conf
     from resobj.objects import allocation
     from resobj.objects import compute_node
+    from resobj.objects import service
     compute_node.set_allocation_ratio_defaults(
         compute_conf.allocation_ratio_defaults(conf))
     allocation.set_conflict_retries(
         conf.resource_providers.allocation_conflict_retry_count)
+    service.set_service_down_time(conf.service_down_time)

@@ -249,11 +249,11 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         read inventory there is nowhere to keep a changed one, so the
         write is refused rather than the value silently dropped.
         """
-        if self._writes_inventory():
+        if self.writes_inventory():
             return self._inventories()
         changed = self._changed_reserved()
         if changed:
-            raise exception.ObjectActionError(
+            raise exception.ReservedNeedsInventory(
                 action=action,
                 reason='%s can only be stored in resource-provider '
                        'inventory, which is written once every service '
@@ -261,11 +261,13 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
                        % ', '.join(changed))
         return None
 
-    def _writes_inventory(self):
+    def writes_inventory(self):
         """Whether every reader of node resources can read inventory.
 
         Until then only the legacy columns are written, which old and
-        new readers alike read correctly.
+        new readers alike read correctly, and a changed reserved amount
+        is refused (ReservedNeedsInventory). Not remotable: it asks
+        Service.get_minimum_version, which is.
         """
         # Imported here: the service module imports this one.
         from resobj.objects import service

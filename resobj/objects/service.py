@@ -6,6 +6,7 @@ version: it counts releases of the service code, and
 reader of some data is new enough for a new format (upgrade gating).
 """
 
+from resobj.conf import service as service_conf
 from resobj.db.api import service as service_db
 from resobj import exception
 from resobj.objects import base
@@ -27,6 +28,16 @@ SERVICE_VERSION_HISTORY = (
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 
+# Seconds without a report after which a service is down and no longer
+# counts in get_minimum_version. Set by resobj.objects.configure(conf)
+# from [DEFAULT] service_down_time; the option's default until then.
+_service_down_time = service_conf.service_down_time_opt.default
+
+
+def set_service_down_time(seconds):
+    global _service_down_time
+    _service_down_time = seconds
+
 
 @base.ResobjObjectRegistry.register
 class Service(base.ResobjPersistentObject, base.ResobjObject):
@@ -38,7 +49,10 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     #              every service version bump looked like a schema change.
     #              Same fields and wire format: the backport is a no-op.
     # Version 1.3: ComputeNode 1.5
-    VERSION = '1.3'
+    # Version 1.4: adds register() and heartbeat(); get_minimum_version()
+    #              leaves out services not seen for service_down_time.
+    #              No field change: the backport is a no-op.
+    VERSION = '1.4'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -60,7 +74,7 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 
     # The ComputeNode version each Service version carries.
     obj_relationships = {
-        'compute_node': [('1.1', '1.4'), ('1.3', '1.5')],
+        'compute_node': [('1.1', '1.4'), ('1.3', '1.5'), ('1.4', '1.5')],
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -128,13 +142,44 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     def get_minimum_version(cls, context, binaries):
         """The lowest service version among live services of ``binaries``.
 
-        0 when any of them has no live service, so that a feature gated on
-        a version stays off until every binary has reported one.
+        A service counts unless it is deleted, forced down, or down: its
+        last report (``last_seen_up``) is older than service_down_time. A
+        service that never reported counts: it runs code from before
+        services reported, and nothing tells whether it is alive.
+
+        0 when any of them has no such service, so that a feature gated
+        on a version stays off until every binary has reported one.
         """
         if isinstance(binaries, str):
             binaries = [binaries]
-        versions = service_db.get_minimum_version(context, binaries)
+        versions = service_db.get_minimum_version(
+            context, binaries, down_time=_service_down_time)
         return min(versions.values()) if versions else 0
+
+    @classmethod
+    @base.remotable
+    def register(cls, context, host, binary, topic=None):
+        """The service of ``binary`` on ``host``, recorded as started now.
+
+        A service calls this at start: it creates the row, or updates the
+        live one, with this code's SERVICE_VERSION (lower than the row's
+        after a rollback: the running code is what counts) and
+        ``last_seen_up`` now. Disabled and forced-down flags stay as the
+        operator set them.
+        """
+        return cls._from_db_object(context, cls(), service_db.register(
+            context, host, binary, SERVICE_VERSION, topic=topic))
+
+    @base.remotable
+    def heartbeat(self):
+        """Report this service alive: ``last_seen_up`` now, one more report.
+
+        The time is taken where the database is written, so a node's own
+        clock does not matter. Raises ServiceNotFound when the service
+        was deleted meanwhile.
+        """
+        self._from_db_object(self._context, self,
+                             service_db.heartbeat(self._context, self.id))
 
     @base.remotable
     def create(self):
@@ -176,7 +221,8 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.1: Service 1.1
     # Version 1.2: Service 1.2
     # Version 1.3: Service 1.3
-    VERSION = '1.3'
+    # Version 1.4: Service 1.4
+    VERSION = '1.4'
 
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
@@ -184,7 +230,7 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3')],
+                    ('1.3', '1.3'), ('1.4', '1.4')],
     }
 
     @classmethod

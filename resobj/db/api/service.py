@@ -1,11 +1,14 @@
 """Queries on the services table."""
 
+import datetime
+
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
+from resobj.db.models import base as models_base
 from resobj.db.models import service as models
 from resobj import exception
 
@@ -79,19 +82,86 @@ def destroy(context, service_id):
     return row
 
 
+@facade.writer
+def register(context, host, binary, version, topic=None):
+    """Create or update the live service of (host, binary) as started now.
+
+    Sets ``version`` and ``last_seen_up`` (this process's clock, as for
+    :func:`heartbeat`), and ``topic`` when given; everything else a row
+    already has (disabled, forced_down, report_count) stays. Returns the
+    row. A service starting concurrently under the same key ends up as
+    the same row: the insert runs in a savepoint, and losing it to the
+    other writer's insert turns into the update.
+    """
+    values = {'version': version, 'last_seen_up': models_base.utcnow()}
+    if topic is not None:
+        values['topic'] = topic
+    if not _update_registered(context, host, binary, values):
+        try:
+            with context.session.begin_nested():
+                return create(context, dict(values, host=host,
+                                            binary=binary))
+        except exception.ServiceExists:
+            # Another start of the same service won the insert: update
+            # its row. Else the topic is another live service's.
+            if not _update_registered(context, host, binary, values):
+                raise
+    return get_by_host_and_binary(context, host, binary)
+
+
+def _update_registered(context, host, binary, values):
+    try:
+        return utils.update_live(context, _TABLE, values,
+                                 _TABLE.c.host == host,
+                                 _TABLE.c.binary == binary)
+    except db_exc.DBDuplicateEntry:
+        raise exception.ServiceExists(host=host, binary=binary)
+
+
+@facade.writer
+def heartbeat(context, service_id):
+    """Record that a live service reported now; return its row.
+
+    ``last_seen_up`` is stamped with the clock of the process that has
+    database access, which :func:`get_minimum_version` compares it with,
+    not the clock of a node that reports through another service; so
+    one node's skewed clock cannot make it look down. ``report_count``
+    is incremented in the statement itself, so concurrent reports are
+    all counted.
+    """
+    count = utils.update_live(
+        context, _TABLE,
+        {'last_seen_up': models_base.utcnow(),
+         'report_count': _TABLE.c.report_count + 1},
+        _TABLE.c.id == service_id)
+    if not count:
+        raise exception.ServiceNotFound(key='id=%s' % service_id)
+    return get(context, service_id)
+
+
 @facade.reader
-def get_minimum_version(context, binaries):
+def get_minimum_version(context, binaries, down_time=None):
     """{binary: lowest version among its live, not forced-down services}.
+
+    With ``down_time`` (seconds), a service whose ``last_seen_up`` is
+    older than that is down and left out; one that never reported (NULL:
+    code from before services reported) cannot be told dead from alive
+    and counts. None counts every live row. One grouped query.
 
     A binary with no such service maps to 0, which no real service
     reports, so callers comparing against a required version stay safe.
     """
+    criteria = [_TABLE.c.binary.in_(list(binaries)),
+                _TABLE.c.deleted == 0,
+                _TABLE.c.forced_down == sa.false()]
+    if down_time is not None:
+        since = models_base.utcnow() - datetime.timedelta(seconds=down_time)
+        criteria.append(sa.or_(_TABLE.c.last_seen_up.is_(None),
+                               _TABLE.c.last_seen_up >= since))
     rows = utils.execute(
         context,
         sa.select(_TABLE.c.binary, sa.func.min(_TABLE.c.version))
-        .where(_TABLE.c.binary.in_(list(binaries)),
-               _TABLE.c.deleted == 0,
-               _TABLE.c.forced_down == sa.false())
+        .where(*criteria)
         .group_by(_TABLE.c.binary))
     found = dict(rows.all())
     return {binary: found.get(binary) or 0 for binary in binaries}

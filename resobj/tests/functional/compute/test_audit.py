@@ -3,8 +3,12 @@
 from oslo_utils import uuidutils
 
 from resobj.compute import exception
+from resobj.compute import fake_driver
+from resobj.compute import tracker as rt
 from resobj.db.api import usage as usage_db
 from resobj import objects
+from resobj.objects import compute_node as cn_obj
+from resobj.objects import service as service_obj
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.compute import base
 
@@ -79,6 +83,56 @@ class TestAudit(base.TrackerTestCase):
         self.assertEqual({dst.provider: {'VCPU': 4, 'MEMORY_MB': 4096,
                                          'DISK_GB': 40}},
                          self.allocations(inst.uuid))
+
+
+class TestServiceReports(base.TrackerTestCase):
+    """The audit registers the host's compute service, then heartbeats it.
+
+    No service row is made for the tracker here: it makes its own.
+    """
+
+    def start(self, host='host1'):
+        tracker = rt.ResourceTracker(host, host, fake_driver.FakeDriver(host),
+                                     self.client)
+        tracker.update_available_resource(self.context)
+        return tracker
+
+    def service(self, host='host1'):
+        return objects.Service.get_by_compute_host(self.context, host)
+
+    def test_first_audit_registers_the_service(self):
+        tracker = self.start()
+        service = self.service()
+        self.assertEqual(service_obj.SERVICE_VERSION, service.version)
+        self.assertIsNotNone(service.last_seen_up)
+        self.assertEqual(service.id, objects.ComputeNode.get_by_id(
+            self.context, tracker.node.id).service_id)
+
+    def test_each_audit_reports_it_alive(self):
+        tracker = self.start()
+        first = self.service().last_seen_up
+        tracker.update_available_resource(self.context)
+        tracker.update_available_resource(self.context)
+        service = self.service()
+        self.assertEqual(2, service.report_count)
+        self.assertGreaterEqual(service.last_seen_up, first)
+
+    def test_an_older_row_is_updated_to_this_codes_version(self):
+        old = objects.Service(self.context, host='host1',
+                              binary=cn_obj.COMPUTE_BINARY, version=1)
+        old.create()
+        self.start()
+        self.assertEqual((old.id, service_obj.SERVICE_VERSION),
+                         (self.service().id, self.service().version))
+
+    def test_a_service_deleted_while_running_registers_again(self):
+        tracker = self.start()
+        self.service().destroy()
+        tracker.update_available_resource(self.context)
+        service = self.service()
+        self.assertEqual(service.id, tracker.service.id)
+        self.assertEqual(service.id, objects.ComputeNode.get_by_id(
+            self.context, tracker.node.id).service_id)
 
 
 class TestSharedStorage(base.TrackerTestCase):

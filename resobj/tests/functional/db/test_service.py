@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from resobj.db.api import service as service_db
 from resobj.db import facade
+from resobj.db.models import base as models_base
 from resobj import exception
 from resobj.tests.functional import db_base
 
@@ -130,6 +131,87 @@ class TestServiceDB(db_base.DBTestCase):
             service_db.get_minimum_version(
                 self.context,
                 ['resobj-compute', 'resobj-api', 'resobj-other']))
+
+    def test_minimum_version_leaves_out_services_not_seen_for_down_time(
+            self):
+        now = models_base.utcnow()
+        self._create(host='new', version=2, last_seen_up=now)
+        self._create(host='dead', version=1,
+                     last_seen_up=now - datetime.timedelta(seconds=61))
+
+        def minimum(**kw):
+            return service_db.get_minimum_version(
+                self.context, ['resobj-compute'], **kw)['resobj-compute']
+
+        self.assertEqual(2, minimum(down_time=60))
+        # Without a cutoff, and with a longer one, it still counts.
+        self.assertEqual(1, minimum())
+        self.assertEqual(1, minimum(down_time=120))
+
+    def test_minimum_version_counts_live_and_never_reported_services(self):
+        now = models_base.utcnow()
+        self._create(host='new', version=2, last_seen_up=now)
+        live = self._create(host='live', version=1,
+                            last_seen_up=now - datetime.timedelta(
+                                seconds=30))
+        self.assertEqual({'resobj-compute': 1}, service_db.get_minimum_version(
+            self.context, ['resobj-compute'], down_time=60))
+        service_db.destroy(self.context, live['id'])
+        # Never reported (code from before services reported): nothing
+        # tells it is dead, so it keeps holding the minimum down.
+        self._create(host='silent', version=1, last_seen_up=None)
+        self.assertEqual({'resobj-compute': 1}, service_db.get_minimum_version(
+            self.context, ['resobj-compute'], down_time=60))
+
+    def test_register_creates_then_updates_one_row(self):
+        first = service_db.register(self.context, 'h', 'resobj-compute', 1)
+        self.assertEqual(1, first['version'])
+        self.assertIsNotNone(first['last_seen_up'])
+        service_db.update(self.context, first['id'],
+                          {'disabled': True, 'forced_down': True,
+                           'last_seen_up': datetime.datetime(2020, 1, 1)})
+        # Restarted with other code: same row, its version, seen now; the
+        # operator's flags stay.
+        again = service_db.register(self.context, 'h', 'resobj-compute', 2,
+                                    topic='compute')
+        self.assertEqual((first['id'], first['uuid']),
+                         (again['id'], again['uuid']))
+        self.assertEqual((2, 'compute', True, True),
+                         (again['version'], again['topic'],
+                          again['disabled'], again['forced_down']))
+        self.assertGreater(again['last_seen_up'],
+                           datetime.datetime(2020, 1, 1))
+        self.assertEqual(1, len(service_db.get_all(self.context)))
+
+    def test_register_after_delete_creates_a_new_row(self):
+        gone = service_db.register(self.context, 'h', 'resobj-compute', 2)
+        service_db.destroy(self.context, gone['id'])
+        back = service_db.register(self.context, 'h', 'resobj-compute', 2)
+        self.assertNotEqual(gone['id'], back['id'])
+        self.assertEqual(0, back['deleted'])
+
+    def test_register_into_another_services_topic_is_refused(self):
+        self._create(host='h', binary='resobj-other', topic='compute')
+        self.assertRaises(exception.ServiceExists, service_db.register,
+                          self.context, 'h', 'resobj-compute', 2,
+                          topic='compute')
+        self.assertEqual(['resobj-other'], [
+            r['binary'] for r in service_db.get_all(self.context)])
+
+    def test_heartbeat_counts_and_stamps(self):
+        row = self._create(last_seen_up=datetime.datetime(2020, 1, 1))
+        beat = service_db.heartbeat(self.context, row['id'])
+        beat = service_db.heartbeat(self.context, row['id'])
+        self.assertEqual(2, beat['report_count'])
+        self.assertGreater(beat['last_seen_up'],
+                           datetime.datetime(2020, 1, 1))
+        self.assertLessEqual(beat['last_seen_up'], models_base.utcnow())
+
+    def test_heartbeat_of_a_deleted_service_is_not_found(self):
+        row = self._create()
+        service_db.destroy(self.context, row['id'])
+        self.assertRaises(exception.ServiceNotFound, service_db.heartbeat,
+                          self.context, row['id'])
 
     def test_writer_failure_leaves_nothing_behind(self):
         @facade.writer

@@ -170,7 +170,7 @@ class TestWrites(ComputeNodeInventoryTestCase):
             'generation'])
 
     def test_save_creates_inventories_of_a_never_migrated_node(self):
-        with mock.patch.object(cn_obj.ComputeNode, '_writes_inventory',
+        with mock.patch.object(cn_obj.ComputeNode, 'writes_inventory',
                                return_value=False):
             node = self.new_node()
         self.assertIsNone(provider_row(self.context, node.uuid))
@@ -442,7 +442,9 @@ class TestReserved(ComputeNodeInventoryTestCase):
         self.open_gate(version=1)
         node.vcpus_reserved = 4
         node.vcpus = 20
-        exc = self.assertRaises(exception.ObjectActionError, node.save)
+        exc = self.assertRaises(exception.ReservedNeedsInventory,
+                                node.save)
+        self.assertIsInstance(exc, exception.ObjectActionError)
         self.assertIn('vcpus_reserved', str(exc))
         # Nothing half-written either.
         self.assertEqual(16, legacy_columns(self.context, node.id)['vcpus'])

@@ -1,8 +1,13 @@
 """The Service objects over a real database, on every backend."""
 
+import datetime
+
+from oslo_utils import timeutils
+
 from resobj import exception
 from resobj import objects
 from resobj.objects import service as service_obj
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
 
 objects.register_all()
@@ -91,3 +96,89 @@ class TestServiceObject(db_base.DBTestCase):
         # A binary with no live service keeps any gate closed.
         self.assertEqual(0, objects.Service.get_minimum_version(
             self.context, ['resobj-compute', 'resobj-scheduler']))
+
+
+def seconds_ago(seconds):
+    return timeutils.utcnow(with_timezone=True) - datetime.timedelta(
+        seconds=seconds)
+
+
+class TestLiveServices(db_base.DBTestCase):
+    """Which services hold the minimum version down, and how they say so."""
+
+    def setUp(self):
+        super().setUp()
+        # objects.configure() sets a process-wide value: put it back.
+        self.addCleanup(service_obj.set_service_down_time,
+                        service_obj._service_down_time)
+        self.conf = self.useFixture(resobj_fixtures.ConfFixture())
+
+    def _compute(self, host, version, last_seen_up):
+        service = objects.Service(self.context, host=host,
+                                  binary='resobj-compute', version=version,
+                                  last_seen_up=last_seen_up)
+        service.create()
+        return service
+
+    def _minimum(self):
+        return objects.Service.get_minimum_version(self.context,
+                                                   'resobj-compute')
+
+    def test_a_dead_old_compute_stops_pinning_the_cloud(self):
+        self._compute('new', 2, seconds_ago(0))
+        # Default service_down_time: 60 seconds.
+        self._compute('old', 1, seconds_ago(61))
+        self.assertEqual(2, self._minimum())
+
+    def test_a_live_old_compute_keeps_pinning_it(self):
+        self._compute('new', 2, seconds_ago(0))
+        self._compute('old', 1, seconds_ago(50))
+        self.assertEqual(1, self._minimum())
+
+    def test_service_down_time_is_configured(self):
+        self._compute('new', 2, seconds_ago(0))
+        self._compute('old', 1, seconds_ago(61))
+        self.conf.config(service_down_time=120)
+        objects.configure(self.conf.conf)
+        self.assertEqual(1, self._minimum())
+        self.conf.config(service_down_time=30)
+        objects.configure(self.conf.conf)
+        self.assertEqual(2, self._minimum())
+
+    def test_an_old_compute_that_reports_again_pins_again(self):
+        self._compute('new', 2, seconds_ago(0))
+        old = self._compute('old', 1, seconds_ago(600))
+        self.assertEqual(2, self._minimum())
+        old.heartbeat()
+        self.assertEqual(1, self._minimum())
+
+    def test_register_records_this_codes_version_seen_now(self):
+        before = timeutils.utcnow(with_timezone=True)
+        service = objects.Service.register(self.context, 'host1',
+                                           'resobj-compute')
+        self.assertEqual(service_obj.SERVICE_VERSION, service.version)
+        self.assertGreaterEqual(service.last_seen_up,
+                                before - datetime.timedelta(seconds=1))
+        self.assertEqual(set(), service.obj_what_changed())
+        self.assertEqual(service.obj_to_primitive(),
+                         objects.Service.get_by_compute_host(
+                             self.context, 'host1').obj_to_primitive())
+
+    def test_register_upgrades_the_existing_row(self):
+        old = self._compute('host1', 1, None)
+        self.assertEqual(1, self._minimum())
+        service = objects.Service.register(self.context, 'host1',
+                                           'resobj-compute')
+        self.assertEqual(old.id, service.id)
+        self.assertEqual(service_obj.SERVICE_VERSION, self._minimum())
+
+    def test_heartbeat(self):
+        service = objects.Service.register(self.context, 'host1',
+                                           'resobj-compute')
+        first = service.last_seen_up
+        service.heartbeat()
+        self.assertEqual(1, service.report_count)
+        self.assertGreaterEqual(service.last_seen_up, first)
+        self.assertEqual(set(), service.obj_what_changed())
+        service.destroy()
+        self.assertRaises(exception.ServiceNotFound, service.heartbeat)
