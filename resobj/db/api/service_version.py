@@ -16,16 +16,14 @@ _TABLE = models.Service.__table__
 def _live(seen_since):
     """A service reported at or after ``seen_since`` and is not forced down.
 
-    One that never reported (no ``last_seen_up``) counts from its row's
-    last update, or its creation: a service that has just registered is
-    up until it has had the time to report.
+    One that never reported (no ``last_seen_up``) is live: it runs code
+    from before services reported, nothing tells whether it is alive, and
+    Service.get_minimum_version counts it the same way, so that this
+    check and the cloud's version gate never disagree.
     """
-    seen = sa.func.coalesce(_TABLE.c.last_seen_up, _TABLE.c.updated_at,
-                            _TABLE.c.created_at)
-    # CASE rather than the bare comparison: a row without any timestamp
-    # compares as NULL, which is "not live", not unknown.
     return sa.type_coerce(
-        sa.case((sa.and_(seen >= seen_since,
+        sa.case((sa.and_(sa.or_(_TABLE.c.last_seen_up.is_(None),
+                                _TABLE.c.last_seen_up >= seen_since),
                          _TABLE.c.forced_down == sa.false()), 1),
                 else_=0),
         sa.Boolean)
