@@ -21,9 +21,11 @@ from resobj.api import service
 from resobj.conf import paths
 from resobj.db import facade
 from resobj import exception
+from resobj import heartbeat
 from resobj import version
 
 PROG = 'resobj-api'
+BINARY = PROG
 
 
 def _parser():
@@ -65,7 +67,7 @@ class _Server(gunicorn_base.BaseApplication):
             'accesslog': api.access_log or None,
             'proc_name': PROG,
             'graceful_timeout': 30,
-            'post_fork': _post_fork,
+            'post_fork': self._post_fork,
             # gunicorn's runtime-control socket lives at one path per
             # user, which servers side by side would fight over; resobj
             # is controlled with signals.
@@ -87,15 +89,18 @@ class _Server(gunicorn_base.BaseApplication):
     def load(self):
         return self._application
 
+    def _post_fork(self, server, worker):
+        # Each worker opens its own connections; none may share the
+        # master's.
+        facade.forget_inherited_connections()
+        service.warm_up()
+        # Each worker reports the API service alive, so it stays live as
+        # long as any worker runs.
+        heartbeat.Heartbeat(self._conf, BINARY).start(strict=False)
+
 
 def _log_path(conf):
     return os.path.join(paths.state_dir(conf), 'resobj-api.log')
-
-
-def _post_fork(server, worker):
-    # Each worker opens its own connections; none may share the master's.
-    facade.forget_inherited_connections()
-    service.warm_up()
 
 
 def main(argv=None):

@@ -194,7 +194,7 @@ class ComputeManager:
         """The source's part of a revert: the instance is back here."""
         source = self.tracker_of(migration.source_compute,
                                  migration.source_node)
-        source.adopt(instance)
+        source.adopt(instance, migration)
         if hasattr(source.driver, 'spawn'):
             source.driver.spawn(instance.uuid, instance.flavor.memory_mb)
 

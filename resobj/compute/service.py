@@ -11,13 +11,14 @@
 * a thread that audits every node each ``[compute] audit_interval``
   seconds and keeps the Service record's ``last_seen_up`` current.
 
-It registers (or updates) its Service record at start.
+The trackers register (or update) the host's Service record at their
+first audit, which start() runs before serving, and report it alive at
+each audit.
 """
 
 import threading
 
 from oslo_log import log as logging
-from oslo_utils import timeutils
 
 from resobj.compute import fake_driver
 from resobj.compute import manager as compute_manager
@@ -27,8 +28,6 @@ from resobj.compute import tracker as rt
 from resobj import context as resobj_context
 from resobj import exception
 from resobj import objects
-from resobj.objects import compute_node as cn_obj
-from resobj.objects import service as service_obj
 from resobj import rpc
 
 LOG = logging.getLogger(__name__)
@@ -42,32 +41,6 @@ def make_driver(conf):
                                   local_gb=conf.fake_driver.local_gb)
 
 
-def register_service(context, host, binary):
-    """Create this host's Service record, or bring it to this version.
-
-    Returns the Service. An existing record is updated, not replaced:
-    its id is what compute nodes point at.
-    """
-    try:
-        service = objects.Service.get_by_host_and_binary(context, host,
-                                                         binary)
-    except exception.ServiceNotFound:
-        service = objects.Service(context, host=host, binary=binary,
-                                  topic=None)
-        try:
-            service.create()
-            return service
-        except exception.ServiceExists:
-            # Another process of this host registered it first.
-            service = objects.Service.get_by_host_and_binary(
-                context, host, binary)
-    if service.version != service_obj.SERVICE_VERSION:
-        service.version = service_obj.SERVICE_VERSION
-    service.last_seen_up = timeutils.utcnow()
-    service.save()
-    return service
-
-
 class ComputeService:
     """The trackers, RPC server and periodic audit of one host."""
 
@@ -78,8 +51,6 @@ class ComputeService:
         self.host = conf.host
         self.context = resobj_context.get_admin_context()
         self.transport = transport or rpc.get_transport(conf)
-        self.service = register_service(self.context, self.host,
-                                        cn_obj.COMPUTE_BINARY)
         driver = make_driver(conf)
         client = report_local.LocalReportClient(self.context)
         self.trackers = {
@@ -98,7 +69,7 @@ class ComputeService:
                                          daemon=True)
 
     def audit(self):
-        """Audit every node once and report the service alive."""
+        """Audit every node once; each audit reports the service alive."""
         for tracker in self.trackers.values():
             try:
                 tracker.update_available_resource(self.context)
@@ -106,8 +77,6 @@ class ComputeService:
                 # One node's failed audit must not stop the others or the
                 # next round; the error is the operator's to read.
                 LOG.exception('Audit of node %s failed', tracker.nodename)
-        self.service.last_seen_up = timeutils.utcnow()
-        self.service.save()
 
     def _audit_loop(self):
         while not self._stopping.wait(self.conf.compute.audit_interval):

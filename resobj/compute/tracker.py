@@ -491,9 +491,18 @@ class ResourceTracker:
             self.usage.set(migration.uuid,
                            pl.on_provider(held.allocations, self.provider))
 
-    def adopt(self, instance):
-        """Start tracking an instance that arrived (finish of a move)."""
+    def adopt(self, instance, migration=None):
+        """Start tracking an instance that arrived (finish of a move).
+
+        With ``migration`` (this node was the source of that move, now
+        reverted): the migration consumer, whose allocations went back to
+        the instance, is no longer held here either. Without that, this
+        node counted both until its next audit and refused claims it had
+        room for.
+        """
         with self.lock:
+            if migration is not None:
+                self._untrack(migration.uuid)
             payload = self._payload(instance.flavor, instance,
                                     self._pci_count(instance.uuid))
             self._track(instance.uuid, payload, instance)

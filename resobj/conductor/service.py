@@ -8,7 +8,10 @@ call goes to one of them, and any of them can serve any call.
 from oslo_log import log as logging
 
 from resobj.conductor import manager
+from resobj import heartbeat
 from resobj import rpc
+
+BINARY = 'resobj-conductor'
 
 LOG = logging.getLogger(__name__)
 
@@ -22,8 +25,11 @@ class ConductorService:
         self.server = rpc.get_server(self.transport, conf.conductor.topic,
                                      conf.host,
                                      [manager.ConductorManager(conf)])
+        self.heartbeat = heartbeat.Heartbeat(conf, BINARY,
+                                             topic=conf.conductor.topic)
 
     def start(self):
+        self.heartbeat.start()
         self.server.start()
         LOG.info('resobj-conductor on %(host)s serving topic %(topic)s',
                  {'host': self.conf.host,
@@ -33,4 +39,5 @@ class ConductorService:
         """Take no new calls, finish those in progress, then return."""
         self.server.stop()
         self.server.wait()
+        self.heartbeat.stop()
         LOG.info('resobj-conductor on %s stopped', self.conf.host)

@@ -25,7 +25,14 @@ service_down_time_opt = cfg.IntOpt(
          'rather than running. A service that has never reported (code '
          'older than this option) always counts.')
 
-service_opts = [host_opt, service_down_time_opt]
+report_interval_opt = cfg.IntOpt(
+    'report_interval', default=10, min=1,
+    help='Seconds between two reports (Service.last_seen_up) of a '
+         'resobj-conductor or resobj-api worker. Keep it well below '
+         'service_down_time. Compute services report at each audit '
+         '([compute] audit_interval) instead.')
+
+service_opts = [host_opt, service_down_time_opt, report_interval_opt]
 
 
 def register_opts(conf):

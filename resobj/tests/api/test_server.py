@@ -7,6 +7,9 @@ locked" or a 500.
 """
 
 import concurrent.futures
+import os
+import sqlite3
+import time
 import uuid
 
 import requests
@@ -86,3 +89,21 @@ class TestServer(base.TestCase):
         self.assertEqual(0, srv.stop())
         with open(srv.access_log) as f:
             self.assertIn('"GET /resource_providers HTTP/1.1" 200', f.read())
+
+    def test_workers_register_the_api_service_and_report(self):
+        srv = self.useFixture(server.ServerFixture(
+            workers=2, extra_conf='[DEFAULT]\nhost = api-1\n'
+                                  'report_interval = 1\n'))
+        path = os.path.join(srv.dir, 'state', 'resobj.sqlite')
+
+        def rows():
+            with sqlite3.connect(path) as db:
+                return db.execute(
+                    'SELECT binary, host, report_count FROM services '
+                    'WHERE deleted = 0').fetchall()
+        deadline = time.monotonic() + 60
+        while not any(count >= 2 for _, _, count in rows()):
+            self.assertLess(time.monotonic(), deadline, srv.log())
+            time.sleep(0.2)
+        self.assertEqual({('resobj-api', 'api-1')},
+                         {(b, h) for b, h, _ in rows()})

@@ -80,6 +80,10 @@ class TestMoves(base.TrackerTestCase):
         self.assertEqual({}, self.usages(self.dst.provider))
         stored = self.reload(self.inst)
         self.assertEqual(('src', 'small'), (stored.host, stored.flavor.name))
+        # The source counts the instance once, before any audit: the
+        # migration consumer it held during the move is gone.
+        self.assertEqual(self._small(),
+                         self.src.accounting()[self.src.provider])
 
     def test_same_node_resize_holds_both_flavors(self):
         claim = self.src.resize_claim(self.context, self.inst, self.large)

@@ -246,6 +246,15 @@ class TestNodeWithoutDatabase(ConductorTestCase):
             "ON rp.id = i.resource_provider_id "
             "WHERE rc.name = 'VCPU' AND rp.uuid = :uuid", uuid=dst.provider))
 
+    def test_the_conductor_registers_and_reports(self):
+        # Its first report is at start; then every report_interval.
+        self.assertEqual(['conductor-0'], [
+            s.host for s in objects.ServiceList.get_all(self.context)
+            if s.binary == 'resobj-conductor'])
+        self.assertEqual(1, self.conductors.scalar(
+            'SELECT count(*) FROM services WHERE "binary" = '
+            "'resobj-conductor' AND last_seen_up IS NOT NULL"))
+
     def test_errors_cross_as_resobj_exceptions(self):
         self.assertRaises(exception.ComputeNodeNotFound,
                           objects.ComputeNode.get_by_host_and_nodename,
@@ -315,5 +324,6 @@ class TestConductorsSideBySide(ConductorTestCase):
         self.assertIn('stopped', ConductorsFixture.log(first))
         for i in range(10, 20):
             self.add_service('host-%d' % i)
-        self.assertEqual(20, len(objects.ServiceList.get_all(self.context)))
+        self.assertEqual(20, len(objects.ServiceList.get_by_binary(
+            self.context, cn_obj.COMPUTE_BINARY)))
         self.assertIsNone(second.poll())

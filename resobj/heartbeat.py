@@ -1,0 +1,75 @@
+"""A service's Service record, registered at start and kept alive.
+
+resobj-conductor and each resobj-api worker run one ``Heartbeat``: it
+registers the service (binary, host, this code's version) when started
+and reports it alive every ``[DEFAULT] report_interval`` seconds, so
+that Service.get_minimum_version and resobj-status see it as live.
+Compute services report at each audit of their trackers instead.
+"""
+
+import threading
+
+from oslo_log import log as logging
+
+from resobj import context as resobj_context
+from resobj import exception
+from resobj import objects
+
+LOG = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """Registers ``binary`` on ``conf.host`` and reports it periodically."""
+
+    def __init__(self, conf, binary, topic=None):
+        self.conf = conf
+        self.binary = binary
+        self.topic = topic
+        self.context = resobj_context.get_admin_context()
+        self.service = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='%s-heartbeat' % binary)
+
+    def start(self, strict=True):
+        """Register now, then report in the background.
+
+        ``strict``: a failed registration raises; otherwise it is logged
+        and the first beat registers (a web worker must serve even while
+        the database is briefly away).
+        """
+        objects.register_all()
+        try:
+            self._register()
+        except exception.ResobjException:
+            if strict:
+                raise
+            LOG.warning('%s on %s could not register; retrying at the next '
+                        'report', self.binary, self.conf.host, exc_info=True)
+        self._thread.start()
+
+    def _register(self):
+        self.service = objects.Service.register(
+            self.context, self.conf.host, self.binary, topic=self.topic)
+
+    def _run(self):
+        while not self._stopping.wait(self.conf.report_interval):
+            try:
+                if self.service is None:
+                    self._register()
+                else:
+                    self.service.heartbeat()
+            except exception.ServiceNotFound:
+                # Deleted by an operator while running: a running service
+                # is registered again, as at start.
+                self.service = None
+            except exception.ResobjException:
+                # The database may be away for a while; the next beat
+                # tries again, and missing beats mark this service down.
+                LOG.warning('%s on %s could not report itself alive',
+                            self.binary, self.conf.host, exc_info=True)
+
+    def stop(self):
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join()
