@@ -12,7 +12,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import prettytable
 
-from resobj import conf as resobj_conf
+from resobj.cmd import options
 from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import resource_class as resource_class_db
@@ -23,7 +23,6 @@ from resobj.db import migration
 from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import fingerprint
-from resobj import rpc
 from resobj import version
 
 LOG = logging.getLogger(__name__)
@@ -238,11 +237,7 @@ def _fail(message, conf=None):
 
 def main(argv=None):
     conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    logging.register_options(conf)
-    # One configuration file serves every service of a host: the
-    # messaging options in it are known here too.
-    rpc.register_opts(conf)
+    options.register_all(conf)
     # alembic narrates every step at INFO; the commands print the outcome.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()
                          + ['alembic=WARN'])

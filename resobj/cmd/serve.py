@@ -12,19 +12,16 @@ import threading
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from resobj import conf as resobj_conf
+from resobj.cmd import options
 from resobj.conf import validate
 from resobj import exception
-from resobj import rpc
 from resobj import version
 
 
 def load_conf(prog, argv):
     """A parsed, checked configuration, or an error line and None."""
     conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    logging.register_options(conf)
-    rpc.register_opts(conf)
+    options.register_all(conf)
     try:
         conf(list(argv), project='resobj', prog=prog,
              version=version.version_string())

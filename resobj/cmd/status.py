@@ -18,9 +18,9 @@ from oslo_upgradecheck import upgradecheck
 from oslo_utils import timeutils
 from oslo_utils import versionutils
 
+from resobj.cmd import options
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj.conductor import rpcapi as conductor_rpcapi
-from resobj import conf as resobj_conf
 from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import service_version as service_version_db
@@ -29,7 +29,6 @@ from resobj.db import migration
 from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import service as service_obj
-from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 PROG = 'resobj-status'
@@ -269,11 +268,7 @@ def _fail(message, conf=None):
 
 def main(argv=None):
     conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    logging.register_options(conf)
-    # One configuration file serves every service of a host: the
-    # messaging options in it are known here too.
-    rpc.register_opts(conf)
+    options.register_all(conf)
     # alembic narrates reading the schema revision at INFO.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()
                          + ['alembic=WARN'])

@@ -1,5 +1,6 @@
 """Fixtures shared by unit and functional tests."""
 
+import os
 import warnings
 
 import fixtures
@@ -104,3 +105,22 @@ class FacadeFixture(fixtures.Fixture):
         fresh = facade.new_context_manager()
         self.addCleanup(manager.patch_factory(fresh))
         self.addCleanup(fresh.dispose_pool)
+
+
+class CommandEnvironment(fixtures.Fixture):
+    """A command's surroundings with nothing of the machine's in them.
+
+    ``self.path`` is a temporary directory that serves as HOME and state
+    directory; oslo.config finds no configuration file or directory, so
+    a command reads only the files a test gives it.
+    """
+
+    def _setUp(self):
+        self.path = self.useFixture(fixtures.TempDir()).path
+        self.useFixture(fixtures.EnvironmentVariable(
+            'XDG_STATE_HOME', os.path.join(self.path, 'state')))
+        self.useFixture(fixtures.EnvironmentVariable('HOME', self.path))
+        self.useFixture(fixtures.MonkeyPatch(
+            'oslo_config.cfg.find_config_files', lambda *a, **k: []))
+        self.useFixture(fixtures.MonkeyPatch(
+            'oslo_config.cfg.find_config_dirs', lambda *a, **k: []))

@@ -31,15 +31,8 @@ class ManageTestBase(base.TestCase):
     def setUp(self):
         super().setUp()
         self.useFixture(resobj_fixtures.FacadeFixture())
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.useFixture(fixtures.EnvironmentVariable(
-            'XDG_STATE_HOME', os.path.join(self.tmp, 'state')))
-        # No config file from the machine running the tests.
-        self.useFixture(fixtures.EnvironmentVariable('HOME', self.tmp))
-        self.useFixture(fixtures.MonkeyPatch(
-            'oslo_config.cfg.find_config_files', lambda *a, **k: []))
-        self.useFixture(fixtures.MonkeyPatch(
-            'oslo_config.cfg.find_config_dirs', lambda *a, **k: []))
+        self.tmp = self.useFixture(
+            resobj_fixtures.CommandEnvironment()).path
 
     def run_manage(self, *argv):
         out, err = io.StringIO(), io.StringIO()

@@ -28,15 +28,8 @@ class CommandFixture(fixtures.Fixture):
     """Runs commands in-process, reading only the configuration given."""
 
     def _setUp(self):
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.useFixture(fixtures.EnvironmentVariable(
-            'XDG_STATE_HOME', os.path.join(self.tmp, 'state')))
-        # No config file from the machine running the tests.
-        self.useFixture(fixtures.EnvironmentVariable('HOME', self.tmp))
-        self.useFixture(fixtures.MonkeyPatch(
-            'oslo_config.cfg.find_config_files', lambda *a, **k: []))
-        self.useFixture(fixtures.MonkeyPatch(
-            'oslo_config.cfg.find_config_dirs', lambda *a, **k: []))
+        self.tmp = self.useFixture(
+            resobj_fixtures.CommandEnvironment()).path
         # oslo.upgradecheck keeps the last command's configuration in a
         # module global.
         self.useFixture(fixtures.MonkeyPatch(
