@@ -12,6 +12,12 @@ Each backend is probed once per test process, with a short connect
 timeout, and the answer is kept: a machine with nothing installed pays
 one refused connection per backend, not one per test.
 
+Call :func:`require` or :func:`provisioning_backend` from a test's
+``setUp`` (or a gabbi fixture's ``start_fixture``), never from a
+``fixtures.Fixture``'s ``_setUp``: the fixtures library turns a skip
+raised there into a set-up error, and the test fails instead of
+skipping (``tests/unit/test_backends.py`` checks every test module).
+
 Every skip reason starts with ``SKIP_PREFIX``, so that
 ``tools/check_test_results.py`` can tell a backend skip from any other.
 """

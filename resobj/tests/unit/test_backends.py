@@ -7,6 +7,7 @@ whether it is what CI requires, for the full run and for a fresh
 machine's run.
 """
 
+import ast
 import importlib.util
 import io
 import os
@@ -203,3 +204,28 @@ class TestCheckTestResults(base.TestCase):
         out.seek(0)
         self.assertEqual({PG: ('skip', REASON), UNIT: ('success', '')},
                          self.checker.read_stream(out))
+
+
+class TestNoSkipInsideFixtures(base.TestCase):
+
+    def test_no_fixture_set_up_decides_a_backend(self):
+        tests_dir = os.path.dirname(os.path.dirname(__file__))
+        offenders = []
+        for dirpath, _, filenames in os.walk(tests_dir):
+            for filename in filenames:
+                if not filename.endswith('.py'):
+                    continue
+                path = os.path.join(dirpath, filename)
+                with open(path, encoding='utf-8') as f:
+                    tree = ast.parse(f.read())
+                for node in ast.walk(tree):
+                    if not (isinstance(node, ast.FunctionDef) and
+                            node.name == '_setUp'):
+                        continue
+                    for call in ast.walk(node):
+                        if isinstance(call, ast.Attribute) and \
+                                call.attr in ('require',
+                                              'provisioning_backend') and \
+                                getattr(call.value, 'id', '') == 'backends':
+                            offenders.append('%s:%d' % (path, call.lineno))
+        self.assertEqual([], offenders)
