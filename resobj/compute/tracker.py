@@ -69,6 +69,8 @@ class ResourceTracker:
         # consumer uuid -> (payload, project_id, user_id)
         self.tracked = {}
         self.last_audit_seconds = None
+        # The inventory last made placement's (see _save_node).
+        self._reported_inventory = None
 
     @classmethod
     def from_conf(cls, conf, host, nodename, driver, client):
@@ -167,7 +169,7 @@ class ResourceTracker:
         return usage.node_inventory(self.node, self._pci_total(),
                                     self.reserved)
 
-    def _save_node(self):
+    def _save_node(self, audit=False):
         """Save usage into the node, then the provider's inventory.
 
         ComputeNode.save() writes VCPU, MEMORY_MB and DISK_GB inventory in
@@ -175,6 +177,13 @@ class ResourceTracker:
         knows (PCI_DEVICE) and, over HTTP, writes the whole inventory
         with the provider generation. It writes nothing when placement
         already has it.
+
+        A claim changes usage, not inventory: unless ``audit``, placement
+        is asked only when the inventory differs from the one last made
+        its own. That read costs two remotable calls through a conductor
+        on every claim; the periodic audit still compares with placement
+        every time, so a change made there by someone else is put right
+        at the next audit, as before.
         """
         usage.apply_to_node(self.node, self.usage.totals(),
                             len({t[3] for t in self.tracked.values()}),
@@ -192,7 +201,10 @@ class ResourceTracker:
             self.node.obj_reset_changes(list(self._held_reserved))
             self._held_reserved = {}
             self.node.save()
-        self.client.set_inventory(self.node.uuid, self.inventory())
+        inventory = self.inventory()
+        if audit or inventory != self._reported_inventory:
+            self.client.set_inventory(self.node.uuid, inventory)
+            self._reported_inventory = inventory
 
     def _payload(self, flavor, instance, pci_count):
         return pl.build(flavor, instance.booted_from_volume, self.provider,
@@ -566,7 +578,7 @@ class ResourceTracker:
             self.usage.orphan_memory_mb = sum(
                 u.get('memory_mb', 0) for uuid, u in running.items()
                 if uuid not in {e[3] for e in wanted.values()})
-            self._save_node()
+            self._save_node(audit=True)
             self._reconcile(held, shared, wanted)
         self.last_audit_seconds = time.monotonic() - started
         return self.last_audit_seconds

@@ -1,5 +1,7 @@
 """Claims through the tracker, on every backend, with the payload rules."""
 
+import fixtures
+
 from resobj.compute import exception
 from resobj.compute import fake_driver
 from resobj.compute import tracker as rt
@@ -13,6 +15,18 @@ PCI = [{'address': '0000:81:00.%d' % i, 'vendor_id': '8086',
 
 
 class TestInstanceClaim(base.TrackerTestCase):
+
+    def test_claims_read_placements_inventory_only_at_audits(self):
+        tracker = self.tracker()
+        reads = self.useFixture(fixtures.MockPatchObject(
+            self.client, 'get_inventory',
+            wraps=self.client.get_inventory)).mock
+        tracker.instance_claim(self.context, self.instance())
+        tracker.instance_claim(self.context, self.instance())
+        self.assertEqual(0, reads.call_count)
+        tracker.update_available_resource(self.context)
+        self.assertEqual(1, reads.call_count)
+        self.assertEqual(4, self.usages(tracker.provider)['VCPU'])
 
     def test_claim_allocates_the_payload_and_sets_host(self):
         tracker = self.tracker(vcpus=8, memory_mb=8192, local_gb=100)
