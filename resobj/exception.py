@@ -64,8 +64,9 @@ class DatabaseAccessForbidden(ResobjException):
 
 class ConductorTimeout(ResobjException):
     msg_fmt = ('No conductor on topic %(topic)s answered %(method)s within '
-               '%(timeout)s s; the call may or may not have been carried '
-               'out and was not sent again')
+               '%(timeout)s s, %(attempts)d time(s) sent; the call may or '
+               'may not have been carried out ([conductor] call_retries '
+               'says how often it is sent again)')
 
 
 class ConductorUnavailable(ResobjException):

@@ -11,10 +11,13 @@ service upgraded before the conductors never asks an older conductor for
 something it does not serve.
 """
 
+from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj import exception
 from resobj import rpc
+
+LOG = logging.getLogger(__name__)
 
 VERSION = '1.0'
 
@@ -26,6 +29,7 @@ class ConductorAPI:
         self.topic = conf.conductor.topic
         self.version_cap = conf.upgrade_levels.conductor
         self.timeout = timeout or conf.rpc_response_timeout
+        self.retries = conf.conductor.call_retries
         self.client = rpc.get_client(transport, self.topic, VERSION,
                                      version_cap=self.version_cap,
                                      timeout=self.timeout)
@@ -36,17 +40,24 @@ class ConductorAPI:
                 api='conductor', method=method, version=version,
                 cap=self.version_cap)
         cctxt = self.client.prepare(version=version)
-        try:
-            return cctxt.call(context, method, **kwargs)
-        except messaging.MessagingTimeout:
-            # The call may have been carried out or not: it is not sent
-            # again (a claim would be made twice); the caller decides.
-            raise exception.ConductorTimeout(topic=self.topic,
-                                             method=method,
-                                             timeout=self.timeout)
-        except messaging.MessageDeliveryFailure as exc:
-            raise exception.ConductorUnavailable(topic=self.topic,
-                                                 reason=exc)
+        for attempt in range(self.retries + 1):
+            try:
+                return cctxt.call(context, method, **kwargs)
+            except messaging.MessagingTimeout:
+                # Carried out or not, nobody can tell: sent again only as
+                # many times as [conductor] call_retries allows.
+                LOG.warning('No conductor answered %(method)s within '
+                            '%(timeout)s s (attempt %(attempt)d of '
+                            '%(attempts)d)',
+                            {'method': method, 'timeout': self.timeout,
+                             'attempt': attempt + 1,
+                             'attempts': self.retries + 1})
+            except messaging.MessageDeliveryFailure as exc:
+                raise exception.ConductorUnavailable(topic=self.topic,
+                                                     reason=exc)
+        raise exception.ConductorTimeout(topic=self.topic, method=method,
+                                         timeout=self.timeout,
+                                         attempts=self.retries + 1)
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):

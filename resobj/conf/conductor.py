@@ -17,6 +17,17 @@ conductor_opts = [
                      'sent to a resobj-conductor over [DEFAULT] '
                      'transport_url, and an attempt to reach the database '
                      'directly fails.'),
+    cfg.IntOpt('call_retries', default=0, min=0,
+               help='How many times a call to a conductor that got no '
+                    'answer within [DEFAULT] rpc_response_timeout is sent '
+                    'again before ConductorTimeout is raised. A conductor '
+                    'that died in the middle of a call left nothing of it '
+                    'written, but one that answered too late may have '
+                    'carried it out: a call sent again then runs twice '
+                    '(a claim fails on its own generation check, a read '
+                    'is harmless). 0 leaves the decision to the caller; '
+                    'the tracker\'s next audit puts its node right '
+                    'either way.'),
     cfg.StrOpt('topic', default='resobj-conductor',
                help='The RPC topic conductors listen on and other services '
                     'call. Every conductor on one topic serves the same '

@@ -304,7 +304,7 @@ class TestConductorFailures(ConductorTestCase):
         self.assertFalse(caller.is_alive())
         [failure] = failures
         self.assertIsInstance(failure, exception.ConductorTimeout)
-        self.assertIn('was not sent again', str(failure))
+        self.assertIn('1 time(s) sent', str(failure))
         # Nothing of the claim was written.
         self.assertEqual({}, self.used(inst.uuid))
 

@@ -39,7 +39,31 @@ class TestConductorAPI(base.TestCase):
             context.get_admin_context(), 'Service', 'get_all',
             {'Service': '1.3'}, (), {})
         self.assertIn('No conductor on topic resobj-conductor answered '
-                      'object_class_action_versions within 0.2 s', str(exc))
+                      'object_class_action_versions within 0.2 s, 1 '
+                      'time(s) sent', str(exc))
+
+    def test_timed_out_calls_are_sent_again_as_configured(self):
+        self.conf.set_override('call_retries', 2, group='conductor')
+        api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=0.2)
+        sent = []
+        prepare = api.client.prepare
+
+        def counting_prepare(**kwargs):
+            cctxt = prepare(**kwargs)
+            call = cctxt.call
+
+            def counted(ctxt, method, **kw):
+                sent.append(method)
+                return call(ctxt, method, **kw)
+            cctxt.call = counted
+            return cctxt
+        api.client.prepare = counting_prepare
+        exc = self.assertRaises(
+            exception.ConductorTimeout, api.object_class_action_versions,
+            context.get_admin_context(), 'Service', 'get_all',
+            {'Service': '1.4'}, (), {})
+        self.assertEqual(3, exc.kwargs['attempts'])
+        self.assertEqual(['object_class_action_versions'] * 3, sent)
 
     def test_history_names_every_version_up_to_the_current(self):
         self.assertIn('* %s - ' % rpcapi.VERSION, rpcapi.__doc__)

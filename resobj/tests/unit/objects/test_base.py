@@ -230,6 +230,21 @@ class TestSerializer(_RegistryTestCase):
         self.assertEqual('w', result.name)
         self.assertEqual(['name'], newer_node.sent_fields)
 
+    def test_a_refused_backport_fails_the_receipt(self):
+        # The conductor cannot represent the object at this node's
+        # version: the receiving call fails with its reason, before any
+        # of it runs.
+        class Refusing:
+            def object_backport_versions(self, context, objinst, versions):
+                raise exception.ObjectBackportError(
+                    objname='Widget', target=versions['Widget'],
+                    reason="colour='red' needs version 1.1")
+        self._old_node(Refusing())
+        exc = self.assertRaises(exception.ObjectBackportError,
+                                self.serializer.deserialize_entity, None,
+                                self.newer_primitive)
+        self.assertIn("colour='red' needs version 1.1", str(exc))
+
     def test_unreadable_version_without_indirection_names_the_object(self):
         self._old_node()
         exc = self.assertRaises(exception.IncompatibleObjectVersion,
