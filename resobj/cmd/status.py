@@ -9,13 +9,11 @@ line on stderr and exit status 255, oslo.upgradecheck's status for a
 check that raised; ``--debug`` adds the traceback.
 """
 
-import datetime
 import sys
 
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_upgradecheck import upgradecheck
-from oslo_utils import timeutils
 from oslo_utils import versionutils
 
 from resobj.cmd import options
@@ -23,7 +21,7 @@ from resobj.compute import rpcapi as compute_rpcapi
 from resobj.conductor import rpcapi as conductor_rpcapi
 from resobj.conf import validate
 from resobj import context as resobj_context
-from resobj.db.api import service_version as service_version_db
+from resobj.db.api import service as service_db
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
@@ -138,10 +136,9 @@ class Checks(upgradecheck.UpgradeCommands):
 
         "Live": reported within [DEFAULT] service_down_time seconds.
         """
-        seen_since = timeutils.utcnow() - datetime.timedelta(
-            seconds=self.conf.service_down_time)
-        return service_version_db.older_than(
-            self.context, service_obj.SERVICE_VERSION, seen_since)
+        return service_db.older_than(self.context,
+                                     service_obj.SERVICE_VERSION,
+                                     self.conf.service_down_time)
 
     def _check_service_versions(self):
         skipped = self._not_checked()

@@ -139,6 +139,19 @@ def heartbeat(context, service_id):
     return get(context, service_id)
 
 
+def _up(down_time):
+    """Not forced down, and reported within ``down_time`` seconds.
+
+    One that never reported (NULL: code from before services reported)
+    cannot be told dead from alive and counts as up. The one rule of
+    liveness: the version gate and resobj-status both use it.
+    """
+    since = models_base.utcnow() - datetime.timedelta(seconds=down_time)
+    return sa.and_(_TABLE.c.forced_down == sa.false(),
+                   sa.or_(_TABLE.c.last_seen_up.is_(None),
+                          _TABLE.c.last_seen_up >= since))
+
+
 @facade.reader
 def get_minimum_version(context, binaries, down_time=None):
     """{binary: lowest version among its live, not forced-down services}.
@@ -152,12 +165,11 @@ def get_minimum_version(context, binaries, down_time=None):
     reports, so callers comparing against a required version stay safe.
     """
     criteria = [_TABLE.c.binary.in_(list(binaries)),
-                _TABLE.c.deleted == 0,
-                _TABLE.c.forced_down == sa.false()]
+                _TABLE.c.deleted == 0]
     if down_time is not None:
-        since = models_base.utcnow() - datetime.timedelta(seconds=down_time)
-        criteria.append(sa.or_(_TABLE.c.last_seen_up.is_(None),
-                               _TABLE.c.last_seen_up >= since))
+        criteria.append(_up(down_time))
+    else:
+        criteria.append(_TABLE.c.forced_down == sa.false())
     rows = utils.execute(
         context,
         sa.select(_TABLE.c.binary, sa.func.min(_TABLE.c.version))
@@ -165,3 +177,26 @@ def get_minimum_version(context, binaries, down_time=None):
         .group_by(_TABLE.c.binary))
     found = dict(rows.all())
     return {binary: found.get(binary) or 0 for binary in binaries}
+
+
+@facade.reader
+def older_than(context, version, down_time):
+    """The services below service version ``version``, up or not.
+
+    Rows with ``binary``, ``host``, ``version``, ``last_seen_up`` and
+    ``live`` (up by :func:`_up` with ``down_time`` seconds), of every
+    service not deleted whose version is below ``version``, oldest version
+    first, then by binary and host. For resobj-status: a service that
+    stopped reporting no longer holds the cloud back, one that still
+    reports does.
+    """
+    # CASE rather than the bare condition: a boolean column on every
+    # backend, MySQL's integers included.
+    live = sa.type_coerce(sa.case((_up(down_time), 1), else_=0),
+                          sa.Boolean)
+    return utils.execute(
+        context,
+        sa.select(_TABLE.c.binary, _TABLE.c.host, _TABLE.c.version,
+                  _TABLE.c.last_seen_up, live.label('live'))
+        .where(_TABLE.c.deleted == 0, _TABLE.c.version < version)
+        .order_by(_TABLE.c.version, _TABLE.c.binary, _TABLE.c.host)).all()
