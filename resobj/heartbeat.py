@@ -14,6 +14,7 @@ from oslo_log import log as logging
 from resobj import context as resobj_context
 from resobj import exception
 from resobj import objects
+from resobj.objects import service as service_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class Heartbeat:
         """
         objects.register_all()
         try:
-            self._register()
+            self._report()
         except exception.ResobjException:
             if strict:
                 raise
@@ -48,21 +49,15 @@ class Heartbeat:
                         'report', self.binary, self.conf.host, exc_info=True)
         self._thread.start()
 
-    def _register(self):
-        self.service = objects.Service.register(
-            self.context, self.conf.host, self.binary, topic=self.topic)
+    def _report(self):
+        self.service = service_obj.report_alive(
+            self.context, self.service, self.conf.host, self.binary,
+            topic=self.topic)
 
     def _run(self):
         while not self._stopping.wait(self.conf.report_interval):
             try:
-                if self.service is None:
-                    self._register()
-                else:
-                    self.service.heartbeat()
-            except exception.ServiceNotFound:
-                # Deleted by an operator while running: a running service
-                # is registered again, as at start.
-                self.service = None
+                self._report()
             except exception.ResobjException:
                 # The database may be away for a while; the next beat
                 # tries again, and missing beats mark this service down.

@@ -39,6 +39,7 @@ from resobj.conf import compute as compute_conf
 from resobj import exception as resobj_exc
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
+from resobj.objects import service as service_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -85,21 +86,9 @@ class ResourceTracker:
         return self.node.uuid
 
     def _report_alive(self, context):
-        """Register the host's compute service, or report it alive.
-
-        A service deleted while this tracker runs is registered again:
-        the host runs a compute, and a service missing from the table
-        would let the upgrade gate open without it.
-        """
-        if self.service is not None:
-            try:
-                self.service.heartbeat()
-                return
-            except resobj_exc.ServiceNotFound:
-                LOG.warning('The compute service of %s was deleted while '
-                            'it runs; registering it again', self.host)
-        self.service = objects.Service.register(
-            context, self.host, cn_obj.COMPUTE_BINARY)
+        """Register the host's compute service, or report it alive."""
+        self.service = service_obj.report_alive(
+            context, self.service, self.host, cn_obj.COMPUTE_BINARY)
 
     def _ensure_node(self, context):
         resources = self.driver.get_available_resource(self.nodename)

@@ -6,6 +6,8 @@ version: it counts releases of the service code, and
 reader of some data is new enough for a new format (upgrade gating).
 """
 
+from oslo_log import log as logging
+
 from resobj.conf import service as service_conf
 from resobj.db.api import service as service_db
 from resobj import exception
@@ -32,6 +34,9 @@ SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 # counts in get_minimum_version. Set by resobj.objects.configure(conf)
 # from [DEFAULT] service_down_time; the option's default until then.
 _service_down_time = service_conf.service_down_time_opt.default
+
+
+LOG = logging.getLogger(__name__)
 
 
 def set_service_down_time(seconds):
@@ -213,6 +218,26 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         # The deleted row: the caller's object shows deleted and deleted_at.
         self._from_db_object(self._context, self,
                              service_db.destroy(self._context, self.id))
+
+
+def report_alive(context, service, host, binary, topic=None):
+    """Report a running service alive; return its Service.
+
+    ``service`` is what the last report returned, None at start: the
+    service is registered (created, or brought to this code's version),
+    then each later report is a heartbeat. One deleted meanwhile by an
+    operator is registered again: the host runs it, and a service
+    missing from the table would let the upgrade gate open without it.
+    """
+    if service is not None:
+        try:
+            service.heartbeat()
+            return service
+        except exception.ServiceNotFound:
+            LOG.warning('The %(binary)s service of %(host)s was deleted '
+                        'while it runs; registering it again',
+                        {'binary': binary, 'host': host})
+    return Service.register(context, host, binary, topic=topic)
 
 
 @base.ResobjObjectRegistry.register
