@@ -20,9 +20,6 @@ its own hosts, flavors and instances.
 """
 
 import argparse
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +40,7 @@ from resobj.db.api import trait as trait_db
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
 from resobj import rpc
+from resobj.tests import service_process
 
 
 class CountingAPI:
@@ -62,27 +60,20 @@ class CountingAPI:
 
 
 def start_conductor(url, transport_url, topic):
+    """A resobj-conductor process on ``url``; cleanUp() stops it."""
     conf_file = tempfile.NamedTemporaryFile('w', suffix='.conf',
                                             delete=False)
     conf_file.write('[DEFAULT]\ntransport_url = %s\n[database]\n'
                     'connection = %s\n[conductor]\ntopic = %s\n'
                     % (transport_url, url, topic))
     conf_file.close()
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(
-        [sys.executable, '-m', 'resobj.cmd.conductor', '--config-file',
-         conf_file.name], stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True)
-    deadline = time.monotonic() + 60
-    while True:
-        log.seek(0)
-        if b'serving topic' in log.read():
-            return process
-        if process.poll() is not None or time.monotonic() > deadline:
-            log.seek(0)
-            sys.exit('resobj-conductor did not start:\n%s'
-                     % log.read().decode())
-        time.sleep(0.1)
+    conductor = service_process.ServiceProcess('resobj.cmd.conductor',
+                                               conf_file.name)
+    try:
+        conductor.setUp()
+    except RuntimeError as exc:
+        sys.exit(str(exc))
+    return conductor
 
 
 class Node:
@@ -179,8 +170,7 @@ def main():
             finally:
                 undo()
     finally:
-        os.killpg(conductor.pid, signal.SIGTERM)
-        conductor.wait()
+        conductor.cleanUp()
         transport.cleanup()
 
     total = args.claims * args.rounds

@@ -10,10 +10,6 @@ periodic audits; what they did is read back from PostgreSQL directly.
 """
 
 import os
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 
 import fixtures
@@ -25,6 +21,7 @@ from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
 from resobj.tests import backends
 from resobj.tests.functional.conductor import test_service as conductors
+from resobj.tests import service_process
 
 
 class ComputeProcess(fixtures.Fixture):
@@ -47,33 +44,11 @@ class ComputeProcess(fixtures.Fixture):
                     'local_gb = 200\n'
                     % (self.host, backends.transport_url(),
                        self.conductors.topic, self.topic))
-        self.output = tempfile.TemporaryFile()
-        self.addCleanup(self.output.close)
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', 'resobj.cmd.compute', '--config-file',
-             path], stdout=self.output, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        self.addCleanup(self._stop)
-        deadline = time.monotonic() + 60
-        while 'serving topic' not in self.log():
-            if self.process.poll() is not None or \
-                    time.monotonic() > deadline:
-                raise RuntimeError('resobj-compute did not start:\n%s'
-                                   % self.log())
-            time.sleep(0.1)
+        self.service = self.useFixture(service_process.ServiceProcess(
+            'resobj.cmd.compute', path))
 
     def log(self):
-        self.output.seek(0)
-        return self.output.read().decode('utf-8', 'replace')
-
-    def _stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        return self.service.log()
 
 
 class TestTwoComputes(conductors.ConductorTestCase):

@@ -14,10 +14,8 @@ Skipped with the reason when RabbitMQ or PostgreSQL cannot be used
 """
 
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -40,6 +38,7 @@ from resobj import rpc
 from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
+from resobj.tests import service_process
 
 PCI = [{'address': '0000:81:00.%d' % i, 'vendor_id': '8086',
         'product_id': '1520'} for i in range(2)]
@@ -87,37 +86,18 @@ class ConductorsFixture(fixtures.Fixture):
             self.start()
 
     def start(self):
-        output = tempfile.TemporaryFile()
-        self.addCleanup(output.close)
+        """One more conductor, running; its ServiceProcess."""
         host_file = os.path.join(self.dir, 'host-%d.conf'
                                  % len(self.processes))
         with open(host_file, 'w') as f:
             f.write('[DEFAULT]\nhost = conductor-%d\n' % len(self.processes))
-        process = subprocess.Popen(
-            [sys.executable, '-m', 'resobj.cmd.conductor', '--config-file',
-             self.conf_file, '--config-file', host_file],
-            stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-        process.output = output
+        # Killed at cleanup: the tests stop conductors themselves where
+        # stopping is what they test.
+        process = self.useFixture(service_process.ServiceProcess(
+            'resobj.cmd.conductor', self.conf_file, host_file,
+            graceful=False))
         self.processes.append(process)
-        self.addCleanup(self._kill, process)
-        deadline = time.monotonic() + 60
-        while 'serving topic' not in self.log(process):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError('resobj-conductor did not start:\n%s'
-                                   % self.log(process))
-            time.sleep(0.1)
         return process
-
-    @staticmethod
-    def log(process):
-        process.output.seek(0)
-        return process.output.read().decode('utf-8', 'replace')
-
-    @staticmethod
-    def _kill(process):
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
     def scalar(self, sql, **params):
         """One value read from the database directly, not through resobj."""
@@ -297,8 +277,7 @@ class TestConductorFailures(ConductorTestCase):
                 self.assertLess(time.monotonic(), deadline,
                                 'the claim never reached the lock')
                 time.sleep(0.05)
-            os.killpg(conductor.pid, signal.SIGKILL)
-            conductor.wait()
+            conductor.kill()
             caller.join(30)
             conn.rollback()
         self.assertFalse(caller.is_alive())
@@ -323,11 +302,10 @@ class TestConductorsSideBySide(ConductorTestCase):
         first, second = self.conductors.processes
         for i in range(10):
             self.add_service('host-%d' % i)
-        first.send_signal(signal.SIGTERM)
-        self.assertEqual(0, first.wait(60), ConductorsFixture.log(first))
-        self.assertIn('stopped', ConductorsFixture.log(first))
+        self.assertEqual(0, first.stop(), first.log())
+        self.assertIn('stopped', first.log())
         for i in range(10, 20):
             self.add_service('host-%d' % i)
         self.assertEqual(20, len(objects.ServiceList.get_by_binary(
             self.context, cn_obj.COMPUTE_BINARY)))
-        self.assertIsNone(second.poll())
+        self.assertIsNone(second.process.poll())
