@@ -10,6 +10,7 @@ import oslo_messaging as messaging
 from oslo_messaging import conffixture
 
 from resobj import context as resobj_context
+from resobj import exception
 from resobj.objects import base as objects_base
 
 # Exceptions raised by a remote method are rebuilt as these classes in the
@@ -73,3 +74,16 @@ def get_server(transport, topic, host, endpoints):
     return messaging.get_rpc_server(
         transport, target, endpoints,
         serializer=RequestContextSerializer())
+
+
+def prepare(client, api, method, version, cap, **options):
+    """``client`` prepared to send ``method`` at ``version``.
+
+    RPCVersionCapped, naming the option, when ``[upgrade_levels] <api>``
+    (``cap``) rules that version out: nothing is sent. ``options`` go to
+    ``client.prepare`` (a ``server``, for instance).
+    """
+    if not client.can_send_version(version):
+        raise exception.RPCVersionCapped(api=api, method=method,
+                                         version=version, cap=cap)
+    return client.prepare(version=version, **options)

@@ -76,11 +76,8 @@ class ComputeAPI:
                                      timeout=self.timeout)
 
     def _call(self, context, host, version, method, **kwargs):
-        if not self.client.can_send_version(version):
-            raise exception.RPCVersionCapped(
-                api='compute', method=method, version=version,
-                cap=self.version_cap)
-        cctxt = self.client.prepare(server=host, version=version)
+        cctxt = rpc.prepare(self.client, 'compute', method, version,
+                            self.version_cap, server=host)
         try:
             return cctxt.call(context, method, **kwargs)
         except messaging.MessagingTimeout:

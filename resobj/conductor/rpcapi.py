@@ -35,11 +35,8 @@ class ConductorAPI:
                                      timeout=self.timeout)
 
     def _call(self, context, version, method, **kwargs):
-        if not self.client.can_send_version(version):
-            raise exception.RPCVersionCapped(
-                api='conductor', method=method, version=version,
-                cap=self.version_cap)
-        cctxt = self.client.prepare(version=version)
+        cctxt = rpc.prepare(self.client, 'conductor', method, version,
+                            self.version_cap)
         for attempt in range(self.retries + 1):
             try:
                 return cctxt.call(context, method, **kwargs)
