@@ -6,12 +6,15 @@ receipt), turn the request context into a dict and back, and rebuild the
 same resobj exceptions on the calling side that the serving side raised.
 """
 
+from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import conffixture
 
 from resobj import context as resobj_context
 from resobj import exception
 from resobj.objects import base as objects_base
+
+LOG = logging.getLogger(__name__)
 
 # Exceptions raised by a remote method are rebuilt as these classes in the
 # caller (with the same kwargs); any other arrives as RemoteError.
@@ -87,3 +90,33 @@ def prepare(client, api, method, version, cap, **options):
         raise exception.RPCVersionCapped(api=api, method=method,
                                          version=version, cap=cap)
     return client.prepare(version=version, **options)
+
+
+def call(cctxt, context, method, **kwargs):
+    """``cctxt.call``, raising a remote resobj error as the caller's own.
+
+    oslo.messaging rebuilds the remote error as a subclass of its class
+    whose message ends with the remote traceback. A not-found or a
+    conflict is an answer, not a fault: the caller gets the class with
+    its own message and kwargs, and the remote traceback goes to the
+    debug log.
+    """
+    try:
+        return cctxt.call(context, method, **kwargs)
+    except exception.ResobjException as exc:
+        local = _as_raised(exc)
+        if local is exc:
+            raise
+        LOG.debug('%(method)s failed remotely: %(error)s',
+                  {'method': method, 'error': exc})
+        raise local from None
+
+
+def _as_raised(exc):
+    """``exc`` as its class in ALLOWED_EXMODS built it, without the trace."""
+    for cls in type(exc).__mro__:
+        if cls.__module__ in ALLOWED_EXMODS:
+            if cls is type(exc):
+                return exc
+            return cls(exc.message, **exc.kwargs)
+    return exc

@@ -79,7 +79,7 @@ class ComputeAPI:
         cctxt = rpc.prepare(self.client, 'compute', method, version,
                             self.version_cap, server=host)
         try:
-            return cctxt.call(context, method, **kwargs)
+            return rpc.call(cctxt, context, method, **kwargs)
         except messaging.MessagingTimeout:
             raise exception.ComputeTimeout(host=host, method=method,
                                            timeout=self.timeout)

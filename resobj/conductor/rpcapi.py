@@ -39,7 +39,7 @@ class ConductorAPI:
                             self.version_cap)
         for attempt in range(self.retries + 1):
             try:
-                return cctxt.call(context, method, **kwargs)
+                return rpc.call(cctxt, context, method, **kwargs)
             except messaging.MessagingTimeout:
                 # Carried out or not, nobody can tell: sent again only as
                 # many times as [conductor] call_retries allows.

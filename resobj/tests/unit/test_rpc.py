@@ -62,6 +62,13 @@ class TestRPC(base.TestCase):
 
     def test_resobj_exceptions_cross_as_themselves(self):
         client = self._serve()
-        exc = self.assertRaises(exception.ServiceNotFound, client.call,
+        exc = self.assertRaises(exception.ServiceNotFound, rpc.call,
+                                client.prepare(),
                                 context.get_admin_context(), 'fail')
         self.assertEqual({'key': 's-1'}, exc.kwargs)
+        # The class itself, with its own message: the server's traceback
+        # is not the caller's error text.
+        self.assertIs(exception.ServiceNotFound, type(exc))
+        self.assertEqual(str(exception.ServiceNotFound(key='s-1')),
+                         str(exc))
+        self.assertNotIn('Traceback', str(exc))
