@@ -80,10 +80,7 @@ class ComputeService:
 
     def _audit_loop(self):
         while not self._stopping.wait(self.conf.compute.audit_interval):
-            try:
-                self.audit()
-            except exception.ResobjException:
-                LOG.exception('Periodic audit of %s failed', self.host)
+            self.audit()
 
     def start(self):
         # The first audit creates the nodes and their providers before
