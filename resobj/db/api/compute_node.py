@@ -386,15 +386,10 @@ def set_uuid_if_missing(context, compute_node_id, uuid):
 _LACKS_UUID = (_TABLE.c.uuid.is_(None), _TABLE.c.deleted == 0)
 
 
-def _count(context, *criteria, select_from=_TABLE):
-    return utils.execute(context, sa.select(sa.func.count()).select_from(
-        select_from).where(*criteria)).scalar_one()
-
-
 @facade.reader
 def count_lacking_uuids(context):
     """How many rows :func:`backfill_uuids` has left to fix."""
-    return _count(context, *_LACKS_UUID)
+    return utils.count(context, _TABLE, *_LACKS_UUID)
 
 
 @facade.writer
@@ -430,7 +425,7 @@ def _empty_ratios():
 @facade.reader
 def count_empty_ratios(context):
     """How many rows :func:`fill_empty_ratios` has left to fix."""
-    return _count(context, *_empty_ratios())
+    return utils.count(context, _TABLE, *_empty_ratios())
 
 
 @facade.writer
@@ -487,9 +482,8 @@ def count_lacking_inventories(context):
     Nodes still without a uuid are not among them until
     :func:`backfill_uuids` has given them one.
     """
-    return _count(context,
-                  *_needs_inventories(_lacking_inventories(context)),
-                  select_from=_NODE_AND_PROVIDER)
+    return utils.count(context, _NODE_AND_PROVIDER,
+                       *_needs_inventories(_lacking_inventories(context)))
 
 
 @facade.writer

@@ -269,8 +269,7 @@ def _wrong_owners(limit=None):
 @facade.reader
 def count_wrong_owners(context):
     """How many allocations :func:`fix_owners` has left to fix."""
-    return utils.execute(context, sa.select(sa.func.count()).select_from(
-        _wrong_owners().subquery())).scalar_one()
+    return utils.count(context, _wrong_owners().subquery())
 
 
 @facade.reader

@@ -281,8 +281,7 @@ def _wrong_usage(limit=None):
 @facade.reader
 def count_wrong_usage(context):
     """How many inventories :func:`fix_usage` has left to recount."""
-    return utils.execute(context, sa.select(sa.func.count()).select_from(
-        _wrong_usage().subquery())).scalar_one()
+    return utils.count(context, _wrong_usage().subquery())
 
 
 @facade.reader

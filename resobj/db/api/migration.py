@@ -165,8 +165,7 @@ _LEGACY = (_TABLE.c.deleted == 0,
 @facade.reader
 def count_legacy_rows(context):
     """How many rows :func:`complete_legacy_rows` has left to complete."""
-    return utils.execute(context, sa.select(sa.func.count()).select_from(
-        _TABLE).where(*_LEGACY)).scalar_one()
+    return utils.count(context, _TABLE, *_LEGACY)
 
 
 @facade.writer

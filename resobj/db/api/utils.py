@@ -72,6 +72,12 @@ def fetch_one(context, stmt, params=None):
     return dict(row) if row is not None else None
 
 
+def count(context, from_clause, *criteria):
+    """How many rows of ``from_clause`` (a table, or a query) match."""
+    return execute(context, sa.select(sa.func.count()).select_from(
+        from_clause).where(*criteria)).scalar_one()
+
+
 def fetch_all(context, stmt):
     return [dict(row) for row in execute(context, stmt).mappings()]
 
