@@ -180,8 +180,10 @@ class Server:
             threads=limits['threads'],
             connection_limit=limits['connection_limit'],
             channel_timeout=limits['keepalive'],
-            max_request_body_size=limits['max_request_body_size'],
-            max_request_header_size=limits['max_request_header_size'],
+            # waitress refuses a size equal to its limit; resobj's
+            # options are the largest sizes accepted.
+            max_request_body_size=limits['max_request_body_size'] + 1,
+            max_request_header_size=limits['max_request_header_size'] + 1,
             # Maintenance (keepalive and client timeouts) runs at most
             # this often, in seconds.
             cleanup_interval=1,

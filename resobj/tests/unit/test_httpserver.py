@@ -86,6 +86,13 @@ class TestServer(base.TestCase):
         self.assertEqual(200, answer.status)
         self.assertEqual(b'hello world', answer.body)
 
+    def test_a_body_of_the_limit_is_served(self):
+        answer = rawhttp.exchange(self.port, (
+            b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n'
+            b'Connection: close\r\n\r\n' + b'a' * 1024))
+        self.assertEqual(200, answer.status)
+        self.assertEqual(1030, len(answer.body))
+
     def test_errors_are_json_with_the_limit(self):
         answer = rawhttp.exchange(self.port, (
             b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n'))
