@@ -11,6 +11,7 @@ import uuid
 
 from oslo_log import log as logging
 import webob
+import webob.request
 
 from resobj.api import auth
 from resobj.api import errors
@@ -30,6 +31,7 @@ _BODY_METHODS = ('POST', 'PUT', 'PATCH')
 class Application:
     def __init__(self, conf):
         self._router = router.Router()
+        self._max_body = conf.api.max_request_body_size
         self._policy = policy.Policy(conf)
         if conf.api.auth_strategy == 'keystone':
             self._stack = auth.keystone(self._handle, conf)
@@ -39,6 +41,15 @@ class Application:
     def __call__(self, environ, start_response):
         request_id = 'req-%s' % uuid.uuid4()
         environ['openstack.request_id'] = request_id
+        # Until the caller is known, the thread's log lines name the
+        # request alone; nothing of the request this thread served before.
+        resobj_context.RequestContext(request_id=request_id, overwrite=True)
+        try:
+            return self._respond(environ, start_response, request_id)
+        finally:
+            resobj_context.clear_current()
+
+    def _respond(self, environ, start_response, request_id):
         version = microversion.MIN
         headers = [('x-openstack-request-id', request_id)]
 
@@ -53,6 +64,7 @@ class Application:
             return start_response(status, response_headers, exc_info)
 
         try:
+            _check_length(environ, self._max_body)
             version = _negotiate(environ)
             environ[util.MICROVERSION] = version
             environ[util.POLICY] = self._policy
@@ -72,7 +84,10 @@ class Application:
         req = webob.Request(environ)
         version = environ[util.MICROVERSION]
         try:
-            ctx = resobj_context.RequestContext.from_environ(environ)
+            # Stored for the thread's log lines, in place of the one
+            # __call__ stored: they name the caller from here on.
+            ctx = resobj_context.RequestContext.from_environ(
+                environ, overwrite=True)
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
@@ -85,6 +100,10 @@ class Application:
             resp = handler(req)
         except errors.HTTPError:
             raise
+        except webob.request.DisconnectionError as exc:
+            # The client left; nobody reads the answer, nothing failed.
+            LOG.info('%s %s: %s', req.method, req.path_qs, exc)
+            raise errors.bad_request(str(exc), errors.REQUEST_INCOMPLETE)
         except exception.ResobjException as exc:
             error = errors.from_exception(exc)
             if error is None:
@@ -99,6 +118,26 @@ class Application:
             raise errors.HTTPError(500, 'An unexpected error occurred; see '
                                    'the server log.')
         return resp(environ, start_response)
+
+
+def _check_length(environ, limit):
+    """413 for a body announced larger than ``limit``, before it is read.
+
+    resobj-api's server refuses it before the application runs; this
+    check holds under any other WSGI server.
+    """
+    length = environ.get('CONTENT_LENGTH')
+    if not length:
+        return
+    try:
+        length = int(length)
+    except ValueError:
+        raise errors.bad_request('Content-Length %r is not a number.'
+                                 % length, errors.REQUEST_MALFORMED)
+    if length > limit:
+        raise errors.HTTPError(
+            413, 'The request body is larger than %d bytes ([api] '
+            'max_request_body_size).' % limit, errors.REQUEST_TOO_LARGE)
 
 
 def _negotiate(environ):

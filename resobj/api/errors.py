@@ -29,6 +29,14 @@ QUERY_BAD_VALUE = 'placement.query.bad_value'
 QUERY_MISSING_VALUE = 'placement.query.missing_value'
 # resobj's own: placement has no code for these.
 BAD_CHARACTER = 'resobj.input.bad_character'
+# What the HTTP server answers before the application runs (see
+# resobj/api/httpserver.py), and the application's own body-size check.
+REQUEST_MALFORMED = 'resobj.request.malformed'
+REQUEST_TIMEOUT = 'resobj.request.timeout'
+REQUEST_TOO_LARGE = 'resobj.request.too_large'
+REQUEST_HEADERS_TOO_LARGE = 'resobj.request.headers_too_large'
+REQUEST_UNSUPPORTED_ENCODING = 'resobj.request.unsupported_encoding'
+REQUEST_INCOMPLETE = 'resobj.request.incomplete'
 
 # The sentence webob puts before the detail, which some clients (and the
 # reference's error bodies) carry; kept so a detail reads the same.

@@ -2,9 +2,11 @@
 
 The master process reads the configuration, creates or upgrades the
 schema (first start on a fresh machine included), then forks
-``[api] workers`` workers, each with ``[api] threads`` threads so client
-connections stay alive between requests. SIGTERM stops it gracefully:
-requests in flight finish, then the workers exit.
+``[api] workers`` workers. Each serves with waitress
+(``resobj.api.worker``): an event loop receives whole requests, then
+one of ``[api] threads`` threads runs the application, so slow clients
+hold no thread. SIGTERM stops it gracefully: requests in flight finish,
+then the workers exit.
 """
 
 import argparse
@@ -51,6 +53,13 @@ class _Server(gunicorn_base.BaseApplication):
         self._conf = conf
         self._application = application
         self._daemon = daemon
+        api = conf.api
+        # Read by resobj.api.worker.WaitressWorker in each worker.
+        self.server_limits = {
+            name: getattr(api, name) for name in (
+                'threads', 'keepalive', 'client_timeout',
+                'connection_limit', 'max_request_body_size',
+                'max_request_header_size')}
         super().__init__()
 
     def load_config(self):
@@ -61,9 +70,7 @@ class _Server(gunicorn_base.BaseApplication):
         settings = {
             'bind': '%s:%d' % (host, api.port),
             'workers': api.workers,
-            'threads': api.threads,
-            'worker_class': 'gthread',
-            'keepalive': api.keepalive,
+            'worker_class': 'resobj.api.worker.WaitressWorker',
             'accesslog': api.access_log or None,
             'proc_name': PROG,
             'graceful_timeout': 30,

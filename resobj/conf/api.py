@@ -13,10 +13,36 @@ opts = [
     cfg.IntOpt('workers', default=2, min=1,
                help='Worker processes serving requests.'),
     cfg.IntOpt('threads', default=4, min=1,
-               help='Threads per worker; each keeps client connections '
-                    'alive between requests.'),
+               help='Threads per worker that run the application. A '
+                    'thread takes a request only once its headers and body '
+                    'have arrived whole, so slow clients hold none.'),
     cfg.IntOpt('keepalive', default=30, min=0,
-               help='Seconds an idle client connection is kept open.'),
+               help='Seconds an idle client connection is kept open '
+                    'between requests.'),
+    cfg.IntOpt('client_timeout', default=30, min=1,
+               help='Seconds a client has to send one whole request, '
+                    'headers and body, from its first byte (or from the '
+                    'connection\'s opening, for its first request). A '
+                    'client still sending then gets a 408 and is '
+                    'disconnected, however steadily it trickles.'),
+    cfg.IntOpt('connection_limit', default=1000, min=1,
+               help='Open client connections each worker keeps at most; '
+                    'beyond it, new connections wait in the listening '
+                    'socket\'s queue until one closes. Each connection '
+                    'takes a file descriptor: keep it under the '
+                    'process\'s limit (ulimit -n).'),
+    cfg.IntOpt('max_request_body_size', default=1024 * 1024, min=1024,
+               help='Largest request body accepted, in bytes; a larger '
+                    'one answers 413 without being read (announced by '
+                    'Content-Length) or as soon as it passes the limit '
+                    '(chunked). The default holds a POST /allocations of '
+                    'a thousand consumers, the most any list of a body '
+                    'may have.'),
+    cfg.IntOpt('max_request_header_size', default=64 * 1024, min=1024,
+               help='Largest request line plus headers accepted, in '
+                    'bytes; a larger one answers 431. The default holds '
+                    'a query string of a thousand UUIDs, the most items '
+                    'a query may list.'),
     cfg.StrOpt('auth_strategy', default='noauth2',
                choices=[('noauth2', 'X-Auth-Token is "user[:project]"; the '
                                     'user "admin" has the admin role. For '

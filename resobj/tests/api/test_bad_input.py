@@ -318,6 +318,13 @@ class TestBadInput(base.TestCase):
         # The detail says how many, not which: it stays short.
         self.assertLess(len(error['detail']), 1000)
 
+    def _too_large(self, method, path, body):
+        """413 before anything is parsed: over [api] max_request_body_size."""
+        resp = self._call(method, path, '', body)
+        error = answers.assert_answer(self, resp, method, (method, path))
+        self.assertEqual(413, resp.status_int, resp.text[:2000])
+        self.assertEqual('resobj.request.too_large', error['code'])
+
     def _generation(self):
         return self._call('GET', '/resource_providers/' + RP_UUID).json[
             'generation']
@@ -331,12 +338,17 @@ class TestBadInput(base.TestCase):
                     'resource_provider_generation': self._generation()}
         path = '/resource_providers/%s/aggregates' % RP_UUID
         self._served('PUT', path, body=aggregates(limit))
-        for n in (limit + 1, 70000):
-            self._too_many('PUT', path, 'list at aggregates has %d items' % n,
-                           body=aggregates(n))
+        self._too_many('PUT', path, 'list at aggregates has %d items'
+                       % (limit + 1), body=aggregates(limit + 1))
         self._too_many(
             'PUT', '/resource_providers/%s/traits' % RP_UUID,
-            'list at traits has 70000 items', body={
+            'list at traits has 20000 items', body={
+                'traits': ['CUSTOM_T%d' % i for i in range(20000)],
+                'resource_provider_generation': self._generation()})
+        # Longer lists are longer bodies than the application reads.
+        self._too_large('PUT', path, body=aggregates(70000))
+        self._too_large(
+            'PUT', '/resource_providers/%s/traits' % RP_UUID, body={
                 'traits': ['CUSTOM_T%d' % i for i in range(70000)],
                 'resource_provider_generation': self._generation()})
 
@@ -355,8 +367,9 @@ class TestBadInput(base.TestCase):
                              for _ in range(limit + 1)})
         # Each object within its limit, the body beyond its own: each
         # provider is a value for the database to look up, and 70,000
-        # are more than a PostgreSQL statement can bind.
-        for consumers, providers in ((4, 900), (70, 1000)):
+        # (in a body over max_request_body_size now) are more than a
+        # PostgreSQL statement can bind.
+        for consumers, providers in ((4, 900), (12, 900)):
             self._too_many('POST', '/allocations', 'more than %d list items'
                            % wellformed.MAX_BODY_ENTRIES, body={
                                uuidutils.generate_uuid(): consumer(

@@ -8,6 +8,7 @@ locked" or a 500.
 
 import concurrent.futures
 import os
+import signal
 import sqlite3
 import time
 import uuid
@@ -107,3 +108,25 @@ class TestServer(base.TestCase):
             time.sleep(0.2)
         self.assertEqual({('resobj-api', 'api-1')},
                          {(b, h) for b, h, _ in rows()})
+
+    def test_a_killed_worker_is_replaced(self):
+        srv = self.useFixture(server.ServerFixture(workers=2))
+        master = srv.process.pid
+
+        def workers():
+            with open('/proc/%d/task/%d/children' % (master, master)) as f:
+                return set(int(pid) for pid in f.read().split())
+        before = workers()
+        self.assertEqual(2, len(before))
+        victim = min(before)
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while victim in workers() or len(workers()) != 2:
+            self.assertLess(time.monotonic(), deadline, srv.log())
+            time.sleep(0.1)
+        session = self._session()
+        for _ in range(10):
+            self.assertEqual(200, session.get(
+                srv.url + '/resource_providers', timeout=10).status_code)
+        self.assertIn('Booting worker', srv.log().split(
+            'was sent SIGKILL')[-1])

@@ -1,3 +1,4 @@
+from oslo_context import context as oslo_context
 from oslo_db import exception as db_exc
 
 from resobj import context
@@ -35,3 +36,14 @@ class TestRequestContext(base.TestCase):
         self.assertTrue(ctx.is_admin)
         self.assertRaises(db_exc.NoEngineContextEstablished,
                           getattr, ctx, 'session')
+
+    def test_clear_current_forgets_the_stored_context(self):
+        # resobj.context.clear_current reaches into oslo.context's store;
+        # this fails if oslo.context keeps it elsewhere.
+        ctx = context.RequestContext(user_id='u', overwrite=True)
+        self.assertIs(ctx, oslo_context.get_current())
+        context.clear_current()
+        self.assertIsNone(oslo_context.get_current())
+        # Clearing an empty store is harmless.
+        context.clear_current()
+        self.assertIsNone(oslo_context.get_current())
