@@ -29,6 +29,7 @@ QUERY_BAD_VALUE = 'placement.query.bad_value'
 QUERY_MISSING_VALUE = 'placement.query.missing_value'
 # resobj's own: placement has no code for these.
 BAD_CHARACTER = 'resobj.input.bad_character'
+DATABASE_UNAVAILABLE = 'resobj.database.unavailable'
 
 # The sentence webob puts before the detail, which some clients (and the
 # reference's error bodies) carry; kept so a detail reads the same.
@@ -98,6 +99,7 @@ def _table():
     return [
         (exc.ConcurrentUpdateDetected, 409, CONCURRENT_UPDATE),
         (exc.MaxDBRetriesExceeded, 409, CONCURRENT_UPDATE),
+        (exc.DatabaseDeadlock, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderExists, 409, DUPLICATE_NAME),
         (exc.ResourceClassExists, 409, DUPLICATE_NAME),
         (exc.TraitExists, 409, DUPLICATE_NAME),
@@ -108,7 +110,7 @@ def _table():
         (exc.Conflict, 409, UNDEFINED),
         (exc.NotFound, 404, UNDEFINED),
         (exc.Invalid, 400, UNDEFINED),
-        (exc.DatabaseUnavailable, 503, UNDEFINED),
+        (exc.DatabaseUnavailable, 503, DATABASE_UNAVAILABLE),
     ]
 
 
