@@ -25,9 +25,11 @@ the read timeouts and the watchdog (``resobj-manage`` does, for long
 migrations).
 """
 
+import os
 import socket
 import threading
 import time
+import weakref
 
 import sqlalchemy as sa
 
@@ -95,6 +97,13 @@ def limit_statements(engine, seconds):
         dbapi_connection.commit()
 
 
+def _call(ref, method):
+    """Call ``method`` of the object ``ref`` refers to, if it still lives."""
+    target = ref()
+    if target is not None:
+        getattr(target, method)()
+
+
 def _socket_of(dbapi_connection):
     """The socket file descriptor of a psycopg or psycopg2 connection."""
     if dbapi_connection.closed:
@@ -113,10 +122,17 @@ class Watchdog:
 
     def __init__(self, seconds):
         self.seconds = seconds
+        self.fired = 0
+        self._reset()
+        # A forked child (an API worker) has no watchdog thread, and its
+        # parent's connections are not its own: it starts afresh.
+        ref = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _call(ref, '_reset'))
+
+    def _reset(self):
         self._deadlines = {}
         self._lock = threading.Condition()
         self._thread = None
-        self.fired = 0
 
     def arm(self, dbapi_connection):
         with self._lock:
@@ -214,6 +230,11 @@ class Breaker:
     """
 
     def __init__(self):
+        self._reset()
+        ref = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _call(ref, '_reset'))
+
+    def _reset(self):
         self._lock = threading.Lock()
         self.down_since = None
         self._probing = False

@@ -5,6 +5,9 @@ what translate_errors makes of the errors the drivers and SQLAlchemy
 raise when a server goes away, stalls or aborts a transaction.
 """
 
+import os
+import socket
+
 import fixtures
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -179,3 +182,60 @@ class TestExplainUnavailable(base.TestCase):
         self.assertIn('[database] connection', line)
         self.assertIn('postgresql+psycopg://u:***@db.example/r', line)
         self.assertIn('refused', line)
+
+
+class _FakeConnection:
+    """A driver connection whose socket is one end of a socket pair."""
+
+    closed = False
+
+    def __init__(self, sock):
+        self._sock = sock
+
+    def fileno(self):
+        return self._sock.fileno()
+
+
+class TestWatchdog(base.TestCase):
+
+    def _pair(self):
+        ours, server = socket.socketpair()
+        self.addCleanup(ours.close)
+        self.addCleanup(server.close)
+        server.settimeout(5)
+        return _FakeConnection(ours), server
+
+    def test_a_connection_waiting_too_long_is_shut_down(self):
+        dog = outage.Watchdog(0.2)
+        conn, server = self._pair()
+        dog.arm(conn)
+        # The server's end sees the connection end.
+        self.assertEqual(b'', server.recv(1))
+        self.assertEqual(1, dog.fired)
+
+    def test_a_disarmed_connection_is_left_alone(self):
+        dog = outage.Watchdog(0.2)
+        conn, server = self._pair()
+        dog.arm(conn)
+        dog.disarm(conn)
+        server.settimeout(0.5)
+        self.assertRaises(socket.timeout, server.recv, 1)
+        self.assertEqual(0, dog.fired)
+
+    def test_a_forked_child_watches_its_own_connections(self):
+        # As an API worker forked after the master used the database.
+        dog = outage.Watchdog(0.2)
+        conn, _ = self._pair()
+        dog.arm(conn)
+        dog.disarm(conn)
+        pid = os.fork()
+        if pid == 0:
+            code = 2
+            try:
+                child_conn, server = self._pair()
+                dog.arm(child_conn)
+                code = 0 if server.recv(1) == b'' else 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(0, os.waitstatus_to_exitcode(status))
