@@ -69,8 +69,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--backend', choices=sorted(PORTS),
                         default='postgresql')
-    parser.add_argument('--fault', choices=('stall', 'cut'),
-                        default='stall')
+    parser.add_argument('--fault', choices=('stall', 'cut', 'terminate'),
+                        default='stall',
+                        help='terminate: the server ends the service\'s '
+                             'connections every 0.2 s for --seconds')
     parser.add_argument('--seconds', type=float, default=45)
     parser.add_argument('--clients', type=int, default=4)
     parser.add_argument('--code', help='checkout whose resobj to run')
@@ -96,7 +98,11 @@ def main():
                      json={'resource_provider_generation': 0,
                            'inventories': {'VCPU': {'total': 10 ** 6,
                                                     'max_unit': 10 ** 6}}})
-        _run(args, base, rp, proxy)
+        if args.fault == 'terminate':
+            fault, restore = _terminator(url, args.seconds), lambda: None
+        else:
+            fault, restore = getattr(proxy, args.fault), proxy.restore
+        _run(args, base, rp, fault, restore)
     finally:
         if proc is not None:
             proc.terminate()
@@ -105,7 +111,42 @@ def main():
     print('resobj-api log: %s/api.log' % tmp)
 
 
-def _run(args, base, rp, proxy):
+def _terminator(url, seconds):
+    """A fault that ends the database's other connections, repeatedly."""
+    import sqlalchemy as sa
+    admin = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    if url.get_backend_name() == 'postgresql':
+        statements = ['SELECT pg_terminate_backend(pid) FROM '
+                      'pg_stat_activity WHERE datname = current_database() '
+                      'AND pid <> pg_backend_pid()']
+    else:
+        statements = None
+
+    def end_all():
+        with admin.connect() as conn:
+            if statements:
+                for statement in statements:
+                    conn.execute(sa.text(statement))
+                return
+            ids = conn.execute(sa.text(
+                'SELECT id FROM information_schema.processlist WHERE '
+                'db = DATABASE() AND id <> CONNECTION_ID()')).scalars()
+            for thread_id in list(ids):
+                try:
+                    conn.execute(sa.text('KILL %d' % thread_id))
+                except sa.exc.DBAPIError:
+                    pass
+
+    def fault():
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            end_all()
+            time.sleep(0.2)
+        admin.dispose()
+    return fault
+
+
+def _run(args, base, rp, fault, restore):
     stop = threading.Event()
     claims = []
     roots = []
@@ -143,9 +184,10 @@ def _run(args, base, rp, proxy):
         thread.start()
     time.sleep(3)
     fault_at = time.monotonic()
-    getattr(proxy, args.fault)()
-    time.sleep(args.seconds)
-    proxy.restore()
+    fault()
+    if args.fault != 'terminate':
+        time.sleep(args.seconds)
+    restore()
     back_at = time.monotonic()
     time.sleep(5)
     stop.set()
