@@ -55,7 +55,25 @@ class UnknownConfigOption(ConfigurationError):
 
 
 class DatabaseUnavailable(ResobjException):
-    msg_fmt = 'Cannot connect to the database: %(reason)s'
+    """The database server cannot be reached, or stopped answering.
+
+    The message says what failed without naming the server; ``cause``
+    (``exc.kwargs['cause']``), when given, is the driver's own words,
+    host and port included, for logs and the command line.
+    """
+
+    msg_fmt = 'The database is unavailable: %(reason)s'
+
+
+class DatabaseDeadlock(ResobjException):
+    """A deadlock or serialization failure that retries did not resolve.
+
+    Not a Conflict with the resource: the same request may succeed when
+    sent again.
+    """
+
+    msg_fmt = ('The database aborted the transaction to resolve a conflict '
+               'with concurrent ones (%(reason)s); try again')
 
 
 class DatabaseAccessForbidden(ResobjException):

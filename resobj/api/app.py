@@ -106,6 +106,11 @@ class Application:
             raise errors.bad_request(str(exc), errors.REQUEST_INCOMPLETE)
         except exception.ResobjException as exc:
             error = errors.from_exception(exc)
+            if isinstance(exc, exception.DatabaseUnavailable):
+                # The client's detail does not name the server; the log
+                # says what the driver said.
+                LOG.warning('%s %s: %s (%s)', req.method, req.path_qs, exc,
+                            exc.kwargs.get('cause', 'no details'))
             if error is None:
                 LOG.exception('Unexpected error on %s %s', req.method,
                               req.path_qs)

@@ -37,6 +37,7 @@ REQUEST_TOO_LARGE = 'resobj.request.too_large'
 REQUEST_HEADERS_TOO_LARGE = 'resobj.request.headers_too_large'
 REQUEST_UNSUPPORTED_ENCODING = 'resobj.request.unsupported_encoding'
 REQUEST_INCOMPLETE = 'resobj.request.incomplete'
+DATABASE_UNAVAILABLE = 'resobj.database.unavailable'
 
 # The sentence webob puts before the detail, which some clients (and the
 # reference's error bodies) carry; kept so a detail reads the same.
@@ -106,6 +107,7 @@ def _table():
     return [
         (exc.ConcurrentUpdateDetected, 409, CONCURRENT_UPDATE),
         (exc.MaxDBRetriesExceeded, 409, CONCURRENT_UPDATE),
+        (exc.DatabaseDeadlock, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderExists, 409, DUPLICATE_NAME),
         (exc.ResourceClassExists, 409, DUPLICATE_NAME),
         (exc.TraitExists, 409, DUPLICATE_NAME),
@@ -116,7 +118,7 @@ def _table():
         (exc.Conflict, 409, UNDEFINED),
         (exc.NotFound, 404, UNDEFINED),
         (exc.Invalid, 400, UNDEFINED),
-        (exc.DatabaseUnavailable, 503, UNDEFINED),
+        (exc.DatabaseUnavailable, 503, DATABASE_UNAVAILABLE),
     ]
 
 

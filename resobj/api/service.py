@@ -15,6 +15,7 @@ from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
 from resobj.db import migration
+from resobj import exception
 from resobj import rpc
 
 LOG = logging.getLogger(__name__)
@@ -60,7 +61,12 @@ def prepare_database(conf):
     with a warning.
     """
     facade.configure(conf)
-    newer = migration.db_sync(newer_ok=True)
+    try:
+        newer = migration.db_sync(newer_ok=True)
+    except exception.DatabaseUnavailable as exc:
+        # resobj-api prints it as its one line of error.
+        raise exception.DatabaseUnavailable(
+            facade.explain_unavailable(conf, exc), **exc.kwargs)
     if newer is not None:
         LOG.warning('The database schema is at revision %(newer)s, which '
                     'this release (newest revision %(head)s) does not '

@@ -246,6 +246,8 @@ def main(argv=None):
     # not retry for minutes as a long-running service does; a configured
     # [database] max_retries still wins.
     conf.set_default('max_retries', 0, group='database')
+    # Nor cancel a long migration or data migration statement.
+    conf.set_default('statement_timeout', 0, group='database')
     try:
         conf(sys.argv[1:] if argv is None else argv, project='resobj',
              prog=PROG, version=version.version_string())
@@ -256,6 +258,8 @@ def main(argv=None):
         validate.check_unknown_options(conf)
         validate.check_values(conf)
         return conf.category.func(conf) or 0
+    except exception.DatabaseUnavailable as exc:
+        return _fail(facade.explain_unavailable(conf, exc), conf)
     except exception.ResobjException as exc:
         return _fail(str(exc), conf)
     except Exception as exc:

@@ -252,6 +252,9 @@ class _Command(Checks):
                            'sync"' % facade.database_url(self.conf).database)
             facade.configure(self.conf)
             return super().check()
+        except exception.DatabaseUnavailable as exc:
+            return _fail(facade.explain_unavailable(self.conf, exc),
+                         self.conf)
         except exception.ResobjException as exc:
             return _fail(str(exc), self.conf)
 

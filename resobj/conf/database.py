@@ -5,6 +5,29 @@ from oslo_db import options as db_options
 
 resobj_database_opts = [
     cfg.IntOpt(
+        'connect_timeout',
+        default=5,
+        min=1,
+        help='Seconds a new connection to a PostgreSQL or MariaDB/MySQL '
+             'server may take (the driver\'s connect_timeout) before the '
+             'attempt fails and the request gets 503. Also how long a '
+             'cancelled statement may take to come back, see '
+             'statement_timeout. A connect_timeout in the connection URL '
+             'wins.'),
+    cfg.IntOpt(
+        'statement_timeout',
+        default=30,
+        min=0,
+        help='Seconds the server may spend on one statement before it '
+             'cancels it (PostgreSQL statement_timeout, MariaDB '
+             'max_statement_time, MySQL max_execution_time for reads); '
+             'the request gets 503. resobj also gives up on a server '
+             'that sends nothing for statement_timeout + connect_timeout '
+             'seconds (a stalled server or network link): it closes the '
+             'connection, and the request gets 503. 0: no limit, as '
+             'resobj-manage uses by default so that long migrations '
+             'finish.'),
+    cfg.IntOpt(
         'sqlite_busy_timeout',
         default=30,
         min=0,
@@ -46,7 +69,10 @@ resobj_database_opts = [
 def register_opts(conf):
     # oslo.db's own [database] options: connection, slave_connection (the
     # read replica), pool sizes, retries and so on.
-    db_options.set_defaults(conf)
+    # pool_timeout: how long a request waits for a pooled connection
+    # when all are in use, before it gets 503 (SQLAlchemy's default 30
+    # would hold a request thread that long).
+    db_options.set_defaults(conf, pool_timeout=10)
     conf.register_opts(resobj_database_opts, group='database')
 
 

@@ -22,43 +22,40 @@ import random
 import threading
 import time
 
-from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
 from resobj.conf import paths
+from resobj.db import outage
+from resobj.db import translate
 from resobj import exception
 
 
-def _first_line(exc):
-    inner = getattr(exc, 'inner_exception', None) or exc
-    text = str(getattr(inner, 'orig', None) or inner).strip()
-    return text.splitlines()[0] if text else type(inner).__name__
+def explain_unavailable(conf, exc):
+    """One line for a command that could not use the database.
 
-
-@contextlib.contextmanager
-def translate_errors():
-    """Turn server-level oslo.db errors into resobj exceptions.
-
-    Constraint errors (duplicates, missing references) mean different
-    things per noun, so each DB API module translates those itself; losing
-    the server or the schema means the same everywhere and is translated
-    here, once.
+    What failed, the option that names the database (its URL without
+    the password) and the driver's words, then what to do; for
+    ``resobj-manage`` and for ``resobj-api`` at start.
     """
-    try:
-        yield
-    except db_exc.DBConnectionError as exc:
-        raise exception.DatabaseUnavailable(reason=_first_line(exc))
-    except sa.exc.OperationalError as exc:
-        # oslo.db does not recognise every driver's wording of a refused
-        # connection (psycopg2's "connection to server ... failed"); an
-        # error with no statement was raised while connecting.
-        if exc.statement is not None:
-            raise
-        raise exception.DatabaseUnavailable(reason=_first_line(exc))
-    except db_exc.DBNonExistentTable as exc:
-        raise exception.DatabaseSchemaError(
-            reason='%s; run "resobj-manage db sync"' % _first_line(exc))
+    # As configured, without the settings resobj adds.
+    url = (sa.engine.make_url(conf.database.connection)
+           if conf.database.connection else database_url(conf))
+    url = url.render_as_string(hide_password=True)
+    cause = exc.kwargs.get('cause') or exc.kwargs.get('reason', '')
+    if exc.kwargs.get('reason') == translate.NO_DATABASE:
+        advice = ('create the database and grant the account access to '
+                  'it, or correct [database] connection')
+    else:
+        advice = ('check that the database server is running and '
+                  'reachable from here, and that [database] connection '
+                  'is right')
+    return ('cannot use the database at %s ([database] connection): %s; %s'
+            % (url, cause, advice))
+
+
+# Where the DB API's decorators and the schema sync translate errors.
+translate_errors = translate.translate_errors
 
 
 # Whether the transaction this thread is about to begin will write; read
@@ -174,7 +171,7 @@ _NOT_FACADE_OPTIONS = frozenset({
     'backend', 'use_db_reconnect', 'db_retry_interval',
     'db_inc_retry_interval', 'db_max_retry_interval', 'db_max_retries',
     'sqlite_busy_timeout', 'postgresql_plan_cache_mode',
-    'postgresql_prepare_threshold',
+    'postgresql_prepare_threshold', 'connect_timeout', 'statement_timeout',
 })
 
 # [database] postgresql_plan_cache_mode and postgresql_prepare_threshold,
@@ -182,6 +179,9 @@ _NOT_FACADE_OPTIONS = frozenset({
 # prepare_statements_from); configure() sets them.
 _pg_settings = {'plan_cache_mode': 'force_generic_plan',
                 'prepare_threshold': 1}
+# [database] statement_timeout and the stall bound derived from it, for
+# _bound_waits; configure() sets them.
+_outage_settings = {'statement_timeout': 0, 'stall_seconds': None}
 
 
 def database_url(conf):
@@ -242,6 +242,7 @@ def _with_backend_settings(conf, url):
         # pysqlite's connect(timeout=) is SQLite's busy timeout.
         return url.update_query_dict(
             {'timeout': str(conf.database.sqlite_busy_timeout)})
+    settings = outage.url_settings(conf, backend, url.query)
     mysql = backend in ('mysql', 'mariadb')
     if mysql and url.query.get('charset') != 'utf8mb4':
         # The tables are utf8mb4; oslo.db's default connection charset,
@@ -249,8 +250,8 @@ def _with_backend_settings(conf, url):
         # Multilingual Plane (an emoji in a name) and the statement
         # fails. A URL's charset=utf8, as many deployment tools write
         # it, is overridden for the same reason.
-        return url.update_query_dict({'charset': 'utf8mb4'})
-    return url
+        settings['charset'] = 'utf8mb4'
+    return url.update_query_dict(settings) if settings else url
 
 
 def _ensure_state_dir(url):
@@ -301,6 +302,7 @@ def _on_engine_create(engine):
         # First: it leaves the pool empty, so that the connect hooks
         # below apply to every connection, oslo.db's first one included.
         reuse_latest_connection(engine)
+        _bound_waits(engine)
         ping_idle_connections(engine)
         if engine.dialect.name == 'postgresql':
             read_without_transaction_block(engine)
@@ -330,6 +332,17 @@ def _on_engine_create(engine):
         raw.cursor().execute('PRAGMA journal_mode=WAL')
     finally:
         raw.close()
+
+
+def _bound_waits(engine):
+    """No wait on ``engine``'s server lasts without bound (see outage)."""
+    outage.Breaker().watch(engine)
+    outage.limit_statements(engine, _outage_settings['statement_timeout'])
+    stall = _outage_settings['stall_seconds']
+    # PyMySQL has read and write timeouts (set in the URL); the
+    # PostgreSQL drivers have none.
+    if stall and engine.dialect.name == 'postgresql':
+        outage.Watchdog(stall).watch(engine)
 
 
 def _queue_pool(old, **settings):
@@ -569,10 +582,16 @@ def keep_prepared_statements(engine):
     """
     @sa.event.listens_for(engine, 'rollback')
     def _commit_if_nothing_written(conn):
+        if conn.invalidated:
+            # The connection was lost: asking for it would raise
+            # PendingRollbackError in place of the loss, and there is no
+            # transaction left to keep.
+            return
         dbapi_connection = conn.connection.dbapi_connection
         # Only a healthy open transaction: a failed one cannot run the
         # test and must be rolled back.
-        if dbapi_connection.info.transaction_status != _PG_INTRANS:
+        if dbapi_connection is None or dbapi_connection.closed or \
+                dbapi_connection.info.transaction_status != _PG_INTRANS:
             return
         try:
             with dbapi_connection.cursor() as cursor:
@@ -624,12 +643,15 @@ def _pool_sqlite_connections(engine):
 def retrying_writer(*retry_on, connection=False):
     """A writer retried in a fresh transaction on conflicts.
 
-    Retries on deadlocks and on the exception types in ``retry_on`` (e.g.
-    a provider generation that moved under a concurrent writer). The
-    decorated function takes ``max_retries=`` (default 10); the last
-    failure propagates. Inside another writer's transaction it runs once:
-    a retry there could not undo the outer transaction's failed statement,
-    so the conflict goes up to whoever owns the transaction.
+    Retries on deadlocks and serialization failures (DatabaseDeadlock)
+    and on the exception types in ``retry_on`` (e.g. a provider
+    generation that moved under a concurrent writer). The decorated
+    function takes ``max_retries=`` (default 10); the last failure
+    propagates (DatabaseDeadlock: HTTP 409 with the
+    ``placement.concurrent_update`` code). Inside another writer's
+    transaction it runs once: a retry there could not undo the outer
+    transaction's failed statement, so the conflict goes up to whoever
+    owns the transaction.
 
     ``connection=True`` runs the function on a Core connection
     (``context.connection``) rather than an ORM session: for hot write
@@ -637,10 +659,10 @@ def retrying_writer(*retry_on, connection=False):
     and per-statement bookkeeping. Inside another writer's session it
     gets that session's connection, so it is still one transaction.
     """
-    retryable = (db_exc.DBDeadlock,) + retry_on
+    retryable = (exception.DatabaseDeadlock,) + retry_on
 
     def decorator(fn):
-        transactional = (connection_writer if connection else writer)(fn)
+        transactional = (_connection_writer if connection else _writer)(fn)
 
         @functools.wraps(fn)
         def wrapper(*args, max_retries=10, **kwargs):
@@ -674,11 +696,16 @@ _context_manager = new_context_manager()
 # allow_async: a reader called inside a replica_reader scope joins it (and
 # reads the replica); anywhere else it reads the primary.
 reader = _translating(_context_manager.reader.allow_async)
-writer = _translating(_context_manager.writer, writes=True)
+_writer = _translating(_context_manager.writer, writes=True)
 # A writer on a Core connection (``context.connection``); see
 # retrying_writer(connection=True).
-connection_writer = _translating(_context_manager.writer.connection,
-                                 writes=True)
+_connection_writer = _translating(_context_manager.writer.connection,
+                                  writes=True)
+# Every writer retries deadlocks and serialization failures (in a fresh
+# transaction, when it owns one): a DB API function is one transaction
+# with no effect outside the database, so running it again is safe.
+writer = retrying_writer()
+connection_writer = retrying_writer(connection=True)
 replica_reader = _translating(_context_manager.async_)
 
 
@@ -694,12 +721,18 @@ def configure(conf):
     _pg_settings['plan_cache_mode'] = conf.database.postgresql_plan_cache_mode
     _pg_settings['prepare_threshold'] = \
         conf.database.postgresql_prepare_threshold
+    _outage_settings['statement_timeout'] = conf.database.statement_timeout
+    _outage_settings['stall_seconds'] = outage.stall_seconds(conf)
     settings = {
         key: value for key, value in conf.database.items()
         if key not in _NOT_FACADE_OPTIONS
         and not key.startswith('asyncio_')
     }
     settings['connection'] = url.render_as_string(hide_password=False)
+    if url.get_backend_name() == 'sqlite':
+        # oslo.db builds SQLite engines on pools that take no timeout
+        # (resobj's own SQLite pool has one, see _pool_sqlite_connections).
+        settings.pop('pool_timeout', None)
     if conf.database.slave_connection:
         replica = _with_backend_settings(conf, _parse_url(
             conf.database.slave_connection, 'slave_connection'))

@@ -2,6 +2,7 @@
 
 from alembic import context
 
+from resobj.db.migrations import resumable
 from resobj.db import models
 
 config = context.config
@@ -21,8 +22,14 @@ def run_migrations_online():
         render_as_batch=True,
         compare_type=True,
     )
-    with context.begin_transaction():
-        context.run_migrations()
+    # MySQL's DDL is not transactional: an interrupted sync must be
+    # able to finish what it began.
+    undo = resumable.make_resumable(context.get_context())
+    try:
+        with context.begin_transaction():
+            context.run_migrations()
+    finally:
+        undo()
 
 
 if context.is_offline_mode():

@@ -141,7 +141,7 @@ class TestManage(ManageTestBase):
             '127.0.0.1:%d/resobj\n' % test_facade.closed_port())
         self.assert_one_line_error(
             self.run_manage('--config-file', path, 'db', 'sync'),
-            'Cannot connect to the database')
+            'cannot use the database at postgresql+psycopg2://u:***@')
 
     def _synced_with_legacy_nodes(self, count):
         self.assertEqual(0, self.run_manage('db', 'sync')[0])

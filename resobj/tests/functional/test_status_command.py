@@ -166,7 +166,7 @@ class TestStatusErrors(base.TestCase):
             '127.0.0.1:%d/resobj\n' % test_facade.closed_port())
         self.assert_one_line_error(
             self.run_status('--config-file', path, 'upgrade', 'check'),
-            'Cannot connect to the database')
+            'cannot use the database at postgresql+psycopg2://u:***@')
 
     def test_no_embedded_database_is_not_created(self):
         self.assert_one_line_error(

@@ -95,8 +95,15 @@ class TestDatabaseURL(base.TestCase):
                          group='database')
         self.assertEqual('2', self.url().query['timeout'])
 
-    def test_server_urls_are_untouched(self):
+    def test_server_urls_gain_only_the_connect_timeout(self):
         url = 'postgresql+psycopg2://u:p@db.example/resobj'
+        self.conf.config(connection=url, group='database')
+        self.assertEqual(url + '?connect_timeout=5',
+                         self.url().render_as_string(hide_password=False))
+
+    def test_a_urls_own_timeouts_win(self):
+        url = ('mysql+pymysql://u:p@db/resobj?charset=utf8mb4&'
+               'connect_timeout=9&read_timeout=99&write_timeout=98')
         self.conf.config(connection=url, group='database')
         self.assertEqual(url, self.url().render_as_string(
             hide_password=False))

@@ -3,8 +3,10 @@
 import socket
 
 import fixtures
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
+from resobj.api import errors
 from resobj import context
 from resobj.db.api import service as service_db
 from resobj.db import facade
@@ -115,7 +117,7 @@ class TestUnreachableServer(base.TestCase):
         exc = self.assertRaises(exception.DatabaseUnavailable,
                                 service_db.get_all,
                                 context.get_admin_context())
-        self.assertIn('Cannot connect to the database', str(exc))
+        self.assertIn('The database is unavailable', str(exc))
         self.assertNotIn('secret', str(exc))
         self.assertNotIn('\n', str(exc))
 
@@ -200,6 +202,26 @@ class TestRetryingWriter(base.TestCase):
         self.attempts.clear()
         self.assertRaises(self.Conflict, self.flaky, ctx, 5, max_retries=2)
         self.assertEqual(3, len(self.attempts))
+
+    def test_every_writer_retries_deadlocks_then_answers_409(self):
+        deadlocks = []
+
+        @facade.writer
+        def deadlocking(context, failures):
+            deadlocks.append(1)
+            if len(deadlocks) <= failures:
+                raise db_exc.DBDeadlock()
+            return len(deadlocks)
+
+        ctx = context.get_admin_context()
+        self.assertEqual(3, deadlocking(ctx, 2))
+        deadlocks.clear()
+        exc = self.assertRaises(exception.DatabaseDeadlock, deadlocking,
+                                ctx, 5, max_retries=2)
+        self.assertEqual(3, len(deadlocks))
+        error = errors.from_exception(exc)
+        self.assertEqual((409, errors.CONCURRENT_UPDATE),
+                         (error.status, error.code))
 
     def test_inside_another_writer_it_runs_once(self):
         @facade.writer

@@ -1,10 +1,12 @@
 """The alembic migrations build exactly the schema the models describe."""
 
 import os
+import re
 import subprocess
 import sys
 
 import fixtures
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import test_migrations
 import sqlalchemy as sa
 
@@ -12,6 +14,8 @@ from resobj.db.api import resource_class as rc_db
 from resobj.db.api import usage as usage_db
 from resobj.db import migration
 from resobj.db import models
+from resobj.db.models import allocation_owner
+from resobj.db.models import inventory_usage
 from resobj import exception
 from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional import db_base
@@ -232,3 +236,77 @@ class TestConcurrentDbSync(db_base.DBTestCase):
         self.addCleanup(engine.dispose)
         self.assertEqual(migration.head_revision(),
                          migration.db_version(engine))
+
+
+class _Interrupted(Exception):
+    """Raised right after a DDL statement, as if the sync were killed."""
+
+
+class TestInterruptedSyncOnMySQL(test_migrations.ModelsMigrationsSync,
+                                 db_base.DBTestCase):
+    """MariaDB/MySQL: a sync stopped after any DDL step completes when rerun.
+
+    Their DDL commits on its own, so what a killed sync did stays. Each
+    run below is stopped right after the first DDL statement that it
+    really executes (the ones a rerun finds done are skipped), and the
+    next run resumes: every DDL step of every migration is an
+    interruption point once. The schema that the last run leaves must be
+    the models' (oslo.db's comparison, test_models_sync, as for
+    TestMigrationsMatchModels), with every trigger, at the newest
+    revision.
+    """
+
+    scenarios = [s for s in db_base.EMPTY_BACKEND_SCENARIOS
+                 if s[0] == 'mysql']
+
+    def get_engine(self):
+        return self.engine
+
+    def get_metadata(self):
+        return models.BASE.metadata
+
+    def _sync_stopping_after_new_ddl(self, engine, seen):
+        """One sync; True if it was stopped, False if it finished.
+
+        Stopped after the first DDL statement not in ``seen`` (added to
+        it): statements a rerun executes again unchanged (a trigger's
+        CREATE ... IF NOT EXISTS, a column's MODIFY) were interruption
+        points already.
+        """
+        def after(conn, cursor, statement, parameters, context, many):
+            if statement.lstrip().upper().startswith(
+                    ('CREATE', 'ALTER', 'DROP')) and statement not in seen:
+                seen.add(statement)
+                raise _Interrupted(statement)
+
+        sa.event.listen(engine, 'after_cursor_execute', after)
+        try:
+            migration.db_sync(engine)
+        except _Interrupted:
+            return True
+        except db_exc.DBError as exc:
+            # oslo.db wraps what a statement's execution raised, when
+            # its error handler sees it.
+            if not isinstance(exc.inner_exception, _Interrupted):
+                raise
+            return True
+        finally:
+            sa.event.remove(engine, 'after_cursor_execute', after)
+        return False
+
+    def db_sync(self, engine):
+        seen = set()
+        while self._sync_stopping_after_new_ddl(engine, seen):
+            self.assertLess(len(seen), 500, 'the sync never finishes')
+        # Every table, index, column and trigger is a step of its own.
+        self.assertGreater(len(seen), 40)
+        self.assertEqual(migration.head_revision(),
+                         migration.db_version(engine))
+        with engine.connect() as conn:
+            triggers = set(conn.execute(sa.text(
+                'SELECT trigger_name FROM information_schema.triggers '
+                'WHERE trigger_schema = DATABASE()')).scalars())
+        expected = {re.match(r'CREATE TRIGGER (\w+)', statement).group(1)
+                    for module in (inventory_usage, allocation_owner)
+                    for statement in module.statements('mysql')}
+        self.assertEqual(expected, triggers)

@@ -1,0 +1,290 @@
+"""Bounded waits on a database server that stalls or goes away.
+
+Three pieces, all set up per engine by the facade:
+
+* **Connection settings** (:func:`url_settings`): the drivers' connect
+  timeout, and on PyMySQL read and write timeouts, so that no socket
+  wait of the driver lasts forever.
+* **Server-side statement timeout** (:func:`limit_statements`):
+  PostgreSQL's ``statement_timeout`` and MariaDB's
+  ``max_statement_time`` (MySQL's ``max_execution_time``, reads only)
+  on every connection, so that a slow statement is cancelled by the
+  server itself.
+* **A stall watchdog** (:class:`Watchdog`) for the PostgreSQL drivers,
+  which have no read timeout: a connection that waits on the server
+  longer than ``stall_seconds`` has its socket shut down, the driver
+  sees a lost connection and SQLAlchemy discards the pool.
+* **Fail fast while the server is down** (:class:`Breaker`): after a
+  connection attempt or a connection failed, one request at a time
+  tries to connect again; the others get DatabaseUnavailable at once
+  instead of each waiting for the connect timeout, so that request
+  threads stay free for what needs no database.
+
+``[database] statement_timeout`` 0 turns off the statement timeout,
+the read timeouts and the watchdog (``resobj-manage`` does, for long
+migrations).
+"""
+
+import os
+import socket
+import threading
+import time
+import weakref
+
+import sqlalchemy as sa
+
+
+def stall_seconds(conf):
+    """How long one wait on the server may last, or None for no bound.
+
+    The statement timeout, plus the connect timeout for the server's
+    cancellation to come back over the network.
+    """
+    if not conf.database.statement_timeout:
+        return None
+    return conf.database.statement_timeout + conf.database.connect_timeout
+
+
+def url_settings(conf, backend, query):
+    """The URL query settings ``backend``'s driver needs for bounded waits.
+
+    Settings ``query`` (the configured URL's) already has are kept.
+    """
+    settings = {'connect_timeout': str(conf.database.connect_timeout)}
+    if backend in ('mysql', 'mariadb'):
+        stall = stall_seconds(conf)
+        if stall is not None:
+            # PyMySQL's socket timeouts: a stalled link fails with
+            # "Lost connection" instead of waiting forever.
+            settings['read_timeout'] = str(stall)
+            settings['write_timeout'] = str(stall)
+    elif backend != 'postgresql':
+        return {}
+    return {key: value for key, value in settings.items()
+            if key not in query}
+
+
+def limit_statements(engine, seconds):
+    """The server cancels every statement of ``engine`` after ``seconds``.
+
+    Set once per connection, when it is made (a session setting that
+    commits and rollbacks keep).
+    """
+    if not seconds:
+        return
+    if engine.dialect.name == 'postgresql':
+        def statements(cursor):
+            return ['SET statement_timeout = %d' % (seconds * 1000)]
+    elif engine.dialect.name == 'mysql':
+        def statements(cursor):
+            cursor.execute('SELECT VERSION()')
+            if 'mariadb' in cursor.fetchone()[0].lower():
+                return ['SET SESSION max_statement_time = %d' % seconds]
+            # MySQL bounds only SELECTs; read_timeout bounds the rest.
+            return ['SET SESSION max_execution_time = %d'
+                    % (seconds * 1000)]
+    else:
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _set_statement_timeout(dbapi_connection, record):
+        cursor = dbapi_connection.cursor()
+        try:
+            for statement in statements(cursor):
+                cursor.execute(statement)
+        finally:
+            cursor.close()
+        dbapi_connection.commit()
+
+
+def _call(ref, method):
+    """Call ``method`` of the object ``ref`` refers to, if it still lives."""
+    target = ref()
+    if target is not None:
+        getattr(target, method)()
+
+
+def _socket_of(dbapi_connection):
+    """The socket file descriptor of a psycopg or psycopg2 connection."""
+    if dbapi_connection.closed:
+        return None
+    # Both drivers' public fileno().
+    return dbapi_connection.fileno()
+
+
+class Watchdog:
+    """Shut down connections that wait on the server too long.
+
+    Armed when a connection is made or checked out and before each
+    statement, commit or rollback; disarmed when it is returned to the
+    pool. One daemon thread per engine checks the deadlines.
+    """
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.fired = 0
+        self._reset()
+        # A forked child (an API worker) has no watchdog thread, and its
+        # parent's connections are not its own: it starts afresh.
+        ref = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _call(ref, '_reset'))
+
+    def _reset(self):
+        self._deadlines = {}
+        self._lock = threading.Condition()
+        self._thread = None
+
+    def arm(self, dbapi_connection):
+        with self._lock:
+            self._deadlines[id(dbapi_connection)] = (
+                time.monotonic() + self.seconds, dbapi_connection)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name='resobj-db-watchdog',
+                    daemon=True)
+                self._thread.start()
+
+    def disarm(self, dbapi_connection):
+        with self._lock:
+            self._deadlines.pop(id(dbapi_connection), None)
+
+    def _run(self):
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                late = [(key, conn) for key, (deadline, conn)
+                        in self._deadlines.items() if deadline <= now]
+                for key, _ in late:
+                    del self._deadlines[key]
+                if not late:
+                    soonest = min((d for d, _ in self._deadlines.values()),
+                                  default=now + self.seconds)
+                    self._lock.wait(max(0.05, soonest - now))
+                    continue
+            for _, conn in late:
+                self._cut(conn)
+
+    def _cut(self, dbapi_connection):
+        try:
+            fd = _socket_of(dbapi_connection)
+            if fd is None or fd < 0:
+                return
+            # A socket object on the same descriptor; shutdown() ends the
+            # connection for the driver's waits, detach() leaves closing
+            # the descriptor to the driver.
+            sock = socket.socket(fileno=fd)
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            finally:
+                sock.detach()
+            self.fired += 1
+        except Exception:  # noqa: B902
+            # Closed meanwhile (the drivers raise their own errors from
+            # fileno() then): nothing waits on it any more, and the
+            # watchdog thread must live on for the other connections.
+            return
+
+    def watch(self, engine):
+        """Arm and disarm around every use of ``engine``'s connections."""
+        pool = engine.pool
+
+        @sa.event.listens_for(pool, 'connect')
+        def _on_connect(dbapi_connection, record):
+            self.arm(dbapi_connection)
+
+        @sa.event.listens_for(pool, 'checkout')
+        def _on_checkout(dbapi_connection, record, proxy):
+            self.arm(dbapi_connection)
+
+        @sa.event.listens_for(pool, 'checkin')
+        def _on_checkin(dbapi_connection, record):
+            if dbapi_connection is not None:
+                self.disarm(dbapi_connection)
+
+        @sa.event.listens_for(pool, 'close')
+        def _on_close(dbapi_connection, record):
+            self.disarm(dbapi_connection)
+
+        @sa.event.listens_for(pool, 'invalidate')
+        def _on_invalidate(dbapi_connection, record, exception):
+            if dbapi_connection is not None:
+                self.disarm(dbapi_connection)
+
+        @sa.event.listens_for(engine, 'before_cursor_execute')
+        def _on_execute(conn, cursor, statement, parameters, context,
+                        executemany):
+            self.arm(cursor.connection)
+
+        def _on_end(conn):
+            if not conn.invalidated:
+                self.arm(conn.connection.dbapi_connection)
+
+        sa.event.listen(engine, 'commit', _on_end)
+        sa.event.listen(engine, 'rollback', _on_end)
+
+
+class Breaker:
+    """While the server is unreachable, one caller at a time tries it.
+
+    Opened by a failed connection attempt or a lost connection; the next
+    connection attempt is the probe, and until it ends every other one
+    fails at once. A successful connection closes it.
+    """
+
+    def __init__(self):
+        self._reset()
+        ref = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _call(ref, '_reset'))
+
+    def _reset(self):
+        self._lock = threading.Lock()
+        self.down_since = None
+        self._probing = False
+
+    def before_connect(self):
+        """Whether a connection attempt may go ahead now."""
+        with self._lock:
+            if self.down_since is None:
+                return True
+            if self._probing:
+                return False
+            self._probing = True
+            return True
+
+    def connected(self):
+        with self._lock:
+            self.down_since = None
+            self._probing = False
+
+    def failed(self):
+        with self._lock:
+            if self.down_since is None:
+                self.down_since = time.monotonic()
+            self._probing = False
+
+    def watch(self, engine):
+        dbapi = engine.dialect.loaded_dbapi
+
+        @sa.event.listens_for(engine, 'do_connect')
+        def _gate(dialect, conn_rec, cargs, cparams):
+            if not self.before_connect():
+                raise dbapi.OperationalError(
+                    'the database was unreachable moments ago and another '
+                    'connection attempt is under way')
+            # Connecting here, as SQLAlchemy would, is the one place that
+            # sees every attempt's outcome: its handle_error event is not
+            # dispatched for a failed connect.
+            try:
+                connection = dialect.connect(*cargs, **cparams)
+            except Exception:
+                self.failed()
+                raise
+            self.connected()
+            return connection
+
+        # First: oslo.db's handler raises its own exception, which ends
+        # the handlers' chain.
+        @sa.event.listens_for(engine, 'handle_error', insert=True)
+        def _down(context):
+            if context.is_disconnect:
+                self.failed()
