@@ -16,6 +16,7 @@ from resobj.db.api import service as service_db
 from resobj import exception
 from resobj.objects import base
 from resobj.objects import fields
+from resobj.objects import numa
 from resobj.objects import pci_device_pool
 
 COMPUTE_BINARY = 'resobj-compute'
@@ -72,7 +73,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     # Version 1.5: adds vcpus_reserved, memory_mb_reserved and
     #              local_gb_reserved (held by the node's resource-provider
     #              inventory)
-    VERSION = '1.5'
+    # Version 1.6: adds numa_topology (NUMATopology 1.0); older versions
+    #              get the node as one flat set of CPUs and memory
+    VERSION = '1.6'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -104,6 +107,12 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'local_gb_reserved': fields.NonNegativeIntegerField(default=0),
         'pci_device_pools': fields.ObjectField('PciDevicePoolList',
                                                nullable=True),
+        # None: the host has no NUMA topology (flat).
+        'numa_topology': fields.ObjectField('NUMATopology', nullable=True),
+    }
+
+    obj_relationships = {
+        'numa_topology': [('1.6', '1.0')],
     }
 
     ADDED_IN = {
@@ -115,6 +124,7 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'ram_allocation_ratio': '1.3',
         'disk_allocation_ratio': '1.3',
         'uuid': '1.4',
+        'numa_topology': '1.6',
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -145,9 +155,12 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     def _from_db_object(context, node, row):
         base.ResobjObject._from_db_object(
             context, node, row,
-            skip=('uuid', 'pci_device_pools') + tuple(RATIO_FIELDS.values()))
+            skip=('uuid', 'pci_device_pools', 'numa_topology') +
+            tuple(RATIO_FIELDS.values()))
         node.pci_device_pools = pci_device_pool.from_pci_stats(
             row['pci_stats'])
+        node.numa_topology = numa.NUMATopology.from_dict(
+            row.get('numa_topology'))
         for resource, name in RATIO_FIELDS.items():
             # Old code stored NULL or 0.0 for "use the configured ratio";
             # the online migration writes it, readers see it at once.
@@ -186,6 +199,8 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
                 values.pop('pci_device_pools'))
         if values.get('host_ip') is not None:
             values['host_ip'] = str(values['host_ip'])
+        if 'numa_topology' in values:
+            values['numa_topology'] = numa.to_db(values['numa_topology'])
         return values
 
     @classmethod
@@ -333,7 +348,8 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
     # Version 1.3: ComputeNode 1.3
     # Version 1.4: ComputeNode 1.4
     # Version 1.5: ComputeNode 1.5
-    VERSION = '1.5'
+    # Version 1.6: ComputeNode 1.6
+    VERSION = '1.6'
 
     fields = {
         'objects': fields.ListOfObjectsField('ComputeNode'),
@@ -341,7 +357,8 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5')],
+                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5'),
+                    ('1.6', '1.6')],
     }
 
     @classmethod

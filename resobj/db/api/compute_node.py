@@ -86,13 +86,18 @@ def _fetch(context, *criteria):
 def _from_row(row):
     if row is not None:
         row['stats'] = jsonutils.loads(row['stats']) if row['stats'] else {}
+        row['numa_topology'] = utils.json_or_none(row.get('numa_topology'))
     return row
 
 
 def _to_db(values):
+    """Column values from plain ones: stats and numa_topology as JSON."""
     values = dict(values)
     if 'stats' in values:
         values['stats'] = jsonutils.dumps(values['stats'] or {})
+    if 'numa_topology' in values:
+        values['numa_topology'] = utils.json_text_or_none(
+            values['numa_topology'])
     return values
 
 
