@@ -147,6 +147,8 @@ class ComputeManager:
     def _finish(self, context, instance, migration, dest):
         instance.host, instance.node = dest.host, dest.nodename
         instance.flavor = instance.new_flavor or instance.flavor
+        # Its cells on the destination (None on a flat node).
+        instance.numa_topology = dest.instance_topology_of(instance.uuid)
         instance.save()
         migration.status = 'finished'
         migration.save()
@@ -195,6 +197,8 @@ class ComputeManager:
         source = self.tracker_of(migration.source_compute,
                                  migration.source_node)
         source.adopt(instance, migration)
+        if 'numa_topology' in instance.obj_what_changed():
+            instance.save()
         if hasattr(source.driver, 'spawn'):
             source.driver.spawn(instance.uuid, instance.flavor.memory_mb)
 

@@ -40,6 +40,10 @@ INVENTORY_FIELDS = {
                 'disk'),
 }
 
+# The classes a node with a NUMA topology keeps on its cells' child
+# providers rather than on its own provider.
+CELL_CLASSES = ('VCPU', 'MEMORY_MB')
+
 # Filled in by resobj.objects.configure(conf); option defaults until then.
 _ratio_defaults = compute_conf.default_allocation_ratios()
 
@@ -294,12 +298,18 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         """{class: inventory values} from this node's resource fields.
 
         A class whose total field is not set is left out, and so left
-        alone in the database. A 0.0 ratio means "the configured one",
+        alone in the database; so are VCPU and MEMORY_MB of a node with a
+        NUMA topology (its cells hold them). A 0.0 ratio means "the configured one",
         as on reads; inventory needs a ratio above 0.
         """
         inventories = {}
         for rc_name, (total, _used, ratio, key) in INVENTORY_FIELDS.items():
             if not self.obj_attr_is_set(total):
+                continue
+            if rc_name in CELL_CLASSES and self.obj_attr_is_set(
+                    'numa_topology') and self.numa_topology is not None:
+                # Held by the cells' child providers, which the tracker
+                # writes; left alone on the root provider.
                 continue
             value = (getattr(self, ratio) if self.obj_attr_is_set(ratio)
                      else None)

@@ -457,11 +457,22 @@ def fill_empty_ratios(context, max_count, defaults):
     return len(ids), len(ids)
 
 
-def _lacks_inventory(rc_id, total_column):
-    """A node whose legacy total is >= 1 but whose provider has none."""
-    return sa.and_(total_column >= 1, ~sa.exists().where(
+# Classes a node with a NUMA topology keeps on its cells' providers.
+_CELL_CLASSES = (orc.VCPU, orc.MEMORY_MB)
+
+
+def _lacks_inventory(rc_name, rc_id, total_column):
+    """A node whose legacy total is >= 1 but whose provider has none.
+
+    A node with a NUMA topology never lacks VCPU or MEMORY_MB on its
+    own provider: its cells' child providers hold them.
+    """
+    lacks = sa.and_(total_column >= 1, ~sa.exists().where(
         _INV.c.resource_provider_id == _RP.c.id,
         _INV.c.resource_class_id == rc_id))
+    if rc_name in _CELL_CLASSES:
+        lacks = sa.and_(lacks, _TABLE.c.numa_topology.is_(None))
+    return lacks
 
 
 _NODE_AND_PROVIDER = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
@@ -470,7 +481,7 @@ _NODE_AND_PROVIDER = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
 def _lacking_inventories(context):
     """Per class of RESOURCES: a node's provider lacks its inventory."""
     classes = rc_db.ids_by_names(context, [r[0] for r in RESOURCES])
-    return [_lacks_inventory(classes[rc_name], _TABLE.c[total])
+    return [_lacks_inventory(rc_name, classes[rc_name], _TABLE.c[total])
             for rc_name, total, _ratio in RESOURCES]
 
 
