@@ -132,13 +132,19 @@ class NUMAMixin:
         return numa.add_cells(out, cells or {}, self.cells.by_cell)
 
     def _claim_payload(self, consumer, flavor, instance, pci_count,
-                       current=None, others=None):
-        """The payload of a new claim (or audit) of ``consumer`` here."""
+                       current=None, others=None, placed_here=True):
+        """The payload of a new claim (or audit) of ``consumer`` here.
+
+        ``placed_here``: whether ``instance``'s stored topology, if any,
+        describes its placement on this node (not so for a move's
+        destination, which places the instance anew).
+        """
         self._check_flat(flavor, consumer)
         payload = self._payload(flavor, instance, pci_count)
         if self.cells is None:
             return payload
-        cells = self._place(consumer, flavor, instance,
+        cells = self._place(consumer, flavor,
+                            instance if placed_here else None,
                             self._others(consumer) if others is None
                             else others, current)
         return self._numa_payload(payload, cells)

@@ -384,8 +384,9 @@ class ResourceTracker(numa_tracker.NUMAMixin):
             # migration) until the resize is confirmed.
             try:
                 payload = self._claim_payload(
-                    instance.uuid, new_flavor, None, counted,
-                    others=[e[0] for e in self.tracked.values()])
+                    instance.uuid, new_flavor, instance, counted,
+                    others=[e[0] for e in self.tracked.values()],
+                    placed_here=False)
                 self._check(instance.uuid, payload)
             except Exception:
                 if old_pins is not None:
@@ -664,11 +665,11 @@ class ResourceTracker(numa_tracker.NUMAMixin):
         if self.cells is None or item.flavor is None:
             return self._payload(item.flavor, item.instance, count)
         current, _gen = self._current(item.consumer, held, shared)
-        instance = item.instance if item.kind == 'instance' else None
         try:
             return self._claim_payload(
-                item.consumer, item.flavor, instance, count,
-                current=current, others=[e[0] for e in wanted.values()])
+                item.consumer, item.flavor, item.instance, count,
+                current=current, others=[e[0] for e in wanted.values()],
+                placed_here=item.kind == 'instance')
         except (exception.ComputeResourcesUnavailable,
                 resobj_exc.InvalidFlavorExtraSpec) as exc:
             # Running already: charge it whole to the cells it holds (or

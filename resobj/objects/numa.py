@@ -28,6 +28,14 @@ class NUMACell(base.ResobjObject):
         'memory_usage': fields.NonNegativeIntegerField(default=0),
     }
 
+    def __init__(self, context=None, **kwargs):
+        super().__init__(context, **kwargs)
+        # A cell without pins or usage has them empty, never unset.
+        self.obj_set_defaults(*[name for name in ('pinned_cpus',
+                                                  'memory_usage')
+                                if name in self.fields and
+                                not self.obj_attr_is_set(name)])
+
     @property
     def free_cpus(self):
         """Host CPUs not pinned by an instance, in id order."""
@@ -93,6 +101,14 @@ class InstanceNUMACell(base.ResobjObject):
         # float over the cell's CPUs (hw:cpu_policy=shared).
         'pinned_cpus': fields.SetOfIntegersField(default=set()),
     }
+
+    def __init__(self, context=None, **kwargs):
+        super().__init__(context, **kwargs)
+        # A cell without pins or usage has them empty, never unset.
+        self.obj_set_defaults(*[name for name in ('pinned_cpus',
+                                                  'memory_usage')
+                                if name in self.fields and
+                                not self.obj_attr_is_set(name)])
 
     @property
     def pinned(self):
