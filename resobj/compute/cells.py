@@ -64,8 +64,8 @@ class NodeCells:
                 continue
             for cell, cpus in by_cell.items():
                 pinned.setdefault(cell, set()).update(cpus)
-        return {c['id']: sorted(set(c['cpuset']) - pinned.get(c['id'],
-                                                             set()))
+        return {c['id']: sorted(set(c['cpuset']) -
+                                pinned.get(c['id'], set()))
                 for c in self.cells}
 
     def place(self, node, reserved, payloads, request, consumer, nodename):

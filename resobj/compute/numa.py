@@ -162,8 +162,7 @@ def free(inventories, used):
 
 
 def fit(free_by_cell, request, free_cpus=None):
-    """{cell id: {VCPU, MEMORY_MB}} for ``request``, or None if it fits
-    nowhere.
+    """Where ``request`` fits: {cell id: {VCPU, MEMORY_MB}}, or None.
 
     ``free_cpus`` ({cell id: [host CPU ids not pinned]}) limits a pinned
     request to CPUs of its own. The first combination of cells in id

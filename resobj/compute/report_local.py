@@ -143,8 +143,10 @@ class LocalReportClient(report.ReportClient):
         return found.get(consumer, report.ConsumerAllocations())
 
     def _allocation_request(self, consumers):
-        """(AllocationList, consumer generations, emptied) of ``consumers``
-        as replace_allocations takes them."""
+        """(AllocationList, consumer generations, emptied) to write.
+
+        ``consumers`` is as replace_allocations takes it.
+        """
         items, generations, emptied = [], {}, {}
         for consumer, spec in consumers.items():
             if spec.get('generation', report.ANY) is not report.ANY:

@@ -81,8 +81,7 @@ class ResourceTracker(numa_tracker.NUMAMixin):
 
     @classmethod
     def from_conf(cls, conf, host, nodename, driver, client):
-        """A tracker with the reserved amounts and PCI aliases of
-        ``conf``'s [compute]."""
+        """A tracker with ``conf``'s [compute] reserved amounts, aliases."""
         return cls(host, nodename, driver, client,
                    pci_aliases=compute_conf.pci_aliases(conf),
                    **compute_conf.reserved(conf))

@@ -299,8 +299,8 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
 
         A class whose total field is not set is left out, and so left
         alone in the database; so are VCPU and MEMORY_MB of a node with a
-        NUMA topology (its cells hold them). A 0.0 ratio means "the configured one",
-        as on reads; inventory needs a ratio above 0.
+        NUMA topology (its cells hold them). A 0.0 ratio means "the
+        configured one", as on reads; inventory needs a ratio above 0.
         """
         inventories = {}
         for rc_name, (total, _used, ratio, key) in INVENTORY_FIELDS.items():

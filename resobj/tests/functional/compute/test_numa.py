@@ -39,8 +39,10 @@ class NUMATestCase(base.TrackerTestCase):
                                                tracker.provider)
 
     def assert_matches_flavor(self, consumer, flavor, disk=True):
-        """The consumer's allocations, summed over providers, are the
-        flavor's: nothing lost, nothing counted twice."""
+        """The consumer's allocations, summed, are the flavor's.
+
+        Nothing lost, nothing counted twice.
+        """
         totals = {}
         for amounts in self.allocations(consumer).values():
             for rc, n in amounts.items():

@@ -9,6 +9,7 @@ the in-process client and with the HTTP one (POST /reshaper).
 
 import fixtures
 
+from resobj.compute import exception
 from resobj.compute import fake_driver
 from resobj.compute import numa
 from resobj.compute import report_http
@@ -122,7 +123,9 @@ class ReshapeContract:
 
         with fixtures.MockPatchObject(reshaper_db.alloc_db, 'replace_all',
                                       fail_after_moving_allocations):
-            self.assertRaises(Exception, self.restart_with_cells)
+            # In process the error itself; over HTTP the API's 500.
+            self.assertRaises((_Injected, exception.PlacementError),
+                              self.restart_with_cells)
         after_inventory, after_allocations = self.state()
         self.assertEqual(before[1], after_allocations)
         self.assertEqual(before[0][self.flat.provider],
