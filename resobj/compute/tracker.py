@@ -647,59 +647,6 @@ class ResourceTracker(numa_tracker.NUMAMixin):
         self.last_audit_seconds = time.monotonic() - started
         return self.last_audit_seconds
 
-    def _held_allocations(self):
-        """{consumer: ConsumerAllocations} on the root and cell providers."""
-        held = dict(self.client.get_provider_allocations(self.provider))
-        for provider in sorted(self.cells.providers if self.cells else ()):
-            for consumer, entry in self.client.get_provider_allocations(
-                    provider).items():
-                mine = held.get(consumer)
-                if mine is None:
-                    held[consumer] = entry
-                else:
-                    mine.allocations.update(entry.allocations)
-        return held
-
-    def _audit_payload(self, item, count, held, shared, wanted):
-        if self.cells is None or item.flavor is None:
-            return self._payload(item.flavor, item.instance, count)
-        current, _gen = self._current(item.consumer, held, shared)
-        try:
-            return self._claim_payload(
-                item.consumer, item.flavor, item.instance, count,
-                current=current, others=[e[0] for e in wanted.values()],
-                placed_here=item.kind == 'instance')
-        except (exception.ComputeResourcesUnavailable,
-                resobj_exc.InvalidFlavorExtraSpec) as exc:
-            # Running already: charge it whole to the cells it holds (or
-            # the first), rather than leave it uncounted.
-            LOG.warning('%s does not fit the NUMA cells of %s (%s); '
-                        'counting it where it is', item.consumer,
-                        self.nodename, exc)
-            cells = numa.cells_in(current, self.cells.providers) or {
-                min(self.cells.by_cell): {
-                    pl.VCPU: item.flavor.vcpus,
-                    pl.MEMORY_MB: item.flavor.memory_mb}}
-            return self._numa_payload(
-                self._payload(item.flavor, item.instance, count), cells)
-
-    def _save_instance_topologies(self, instances):
-        """Store each instance's placement here where it differs."""
-        for instance in instances:
-            if instance.uuid not in self.tracked or (
-                    instance.new_flavor is not None):
-                continue
-            topology = self.instance_topology_of(instance.uuid)
-            stored = instance.numa_topology
-            if (topology.to_dict() if topology else None) == \
-                    (stored.to_dict() if stored else None):
-                continue
-            instance.numa_topology = topology
-            try:
-                instance.save()
-            except resobj_exc.InstanceNotFound:
-                continue  # deleted meanwhile: the next audit drops it
-
     def _current(self, consumer, held, shared):
         current = {}
         generation = None
