@@ -513,7 +513,8 @@ def migrate_inventories(context, max_count, ratio_defaults):
     provider already has is left alone: the provider wins on reads, and
     this must not overwrite it with the (possibly older) legacy value.
     A class whose legacy total is 0 needs none, so such a node is not
-    found again. ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in
+    found again; nor do VCPU and MEMORY_MB of a node with a NUMA
+    topology, whose cells' child providers hold them. ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in
     for NULL or 0.0 legacy ratios, as on reads.
 
     Returns (found, done) counted in nodes; re-runnable.
@@ -521,6 +522,7 @@ def migrate_inventories(context, max_count, ratio_defaults):
     lacking = _lacking_inventories(context)
     rows = utils.fetch_all(context, sa.select(
         _TABLE.c.id, _TABLE.c.uuid, _TABLE.c.hypervisor_hostname,
+        _TABLE.c.numa_topology.is_not(None).label('has_cells'),
         *(_TABLE.c[total] for _rc, total, _ratio in RESOURCES),
         *(_TABLE.c[ratio] for _rc, _total, ratio in RESOURCES),
         _RP.c.id.label('provider_id'),
@@ -532,6 +534,8 @@ def migrate_inventories(context, max_count, ratio_defaults):
     for row in rows:
         inventories = {}
         for rc_name, total, ratio in RESOURCES:
+            if row['has_cells'] and rc_name in _CELL_CLASSES:
+                continue
             if row['provider_id'] is None or row['lacks_' + rc_name]:
                 resource = ratio.split('_', 1)[0]
                 inventories[rc_name] = {
