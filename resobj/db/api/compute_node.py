@@ -514,8 +514,9 @@ def migrate_inventories(context, max_count, ratio_defaults):
     this must not overwrite it with the (possibly older) legacy value.
     A class whose legacy total is 0 needs none, so such a node is not
     found again; nor do VCPU and MEMORY_MB of a node with a NUMA
-    topology, whose cells' child providers hold them. ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in
-    for NULL or 0.0 legacy ratios, as on reads.
+    topology, whose cells' child providers hold them.
+    ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in for NULL or 0.0
+    legacy ratios, as on reads.
 
     Returns (found, done) counted in nodes; re-runnable.
     """
