@@ -229,8 +229,7 @@ class NUMAMixin:
         up in [compute] pci_alias.
         """
         aliases = numa.pci_requests_from_flavor(flavor)
-        recorded = [objects.InstancePCIRequest(alias_name=name, count=count)
-                    for name, count in aliases]
+        recorded = recorded_pci_requests(flavor)
         if pci_requests is not None:
             return pci_requests, recorded
         requests = []
@@ -299,6 +298,12 @@ class NUMAMixin:
                  self.nodename, len(consumers), len(self.cells.by_cell))
         self.client.reshape(inventories, consumers)
         return True
+
+
+def recorded_pci_requests(flavor):
+    """The flavor's PCI alias requests as Instance.pci_requests holds them."""
+    return [objects.InstancePCIRequest(alias_name=name, count=count)
+            for name, count in numa.pci_requests_from_flavor(flavor)]
 
 
 def _summed(cells):

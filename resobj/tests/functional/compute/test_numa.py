@@ -269,6 +269,7 @@ class TestMovesBetweenNUMAAndFlat(NUMATestCase):
                          self.allocations(migration.uuid)[
                              self.cell(self.numa, 0)])
         self.assertIsNone(self.reload(inst).numa_topology)
+        self.assertEqual([], self.reload(inst).pci_requests)
         self.manager.confirm_resize(self.context, inst, migration)
         self.assertEqual({}, self.usages(self.cell(self.numa, 0)))
         self.assertEqual({}, self.usages(self.numa.provider))
