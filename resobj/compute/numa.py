@@ -28,6 +28,7 @@ import uuid as uuid_lib
 
 from resobj.compute import exception
 from resobj.compute import payload as pl
+from resobj.compute import usage
 from resobj import exception as resobj_exc
 
 CELL_CLASSES = (pl.VCPU, pl.MEMORY_MB)
@@ -152,9 +153,7 @@ def free(inventories, used):
     """{cell id: {class: free}} from cell inventories and usage."""
     out = {}
     for cell_id, inventory in inventories.items():
-        caps = {rc: int((inv['total'] - inv['reserved']) *
-                        inv['allocation_ratio'])
-                for rc, inv in inventory.items()}
+        caps = usage.capacity(inventory)
         out[cell_id] = {rc: caps.get(rc, 0) -
                         used.get(cell_id, {}).get(rc, 0)
                         for rc in CELL_CLASSES}

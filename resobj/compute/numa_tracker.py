@@ -68,12 +68,8 @@ class NUMAMixin:
         """{class: amount} the consumers hold on the cells, summed."""
         if self.cells is None:
             return {}
-        totals = {}
-        for amounts in self.cells.used(
-                [entry[0] for entry in self.tracked.values()]).values():
-            for rc, amount in amounts.items():
-                totals[rc] = totals.get(rc, 0) + amount
-        return totals
+        return _summed(self.cells.used(
+            [entry[0] for entry in self.tracked.values()]))
 
     def _sync_node_topology(self):
         if self.cells is not None:
@@ -271,16 +267,13 @@ class NUMAMixin:
             current = self.client.get_allocations(consumer)
             on_root = current.allocations.get(self.provider, {})
             request = _request_for(instances.get(consumer), on_root)
-            room_inv = numa.cell_inventories(
-                self.cells.topology_template(), self.node, self._reserved())
-            room = numa.free(room_inv, self.cells.used(placed))
-            cells = numa.fit(room, request, self.cells.free_cpus(consumer))
-            if cells is None:
-                raise resobj_exc.NUMAReshapeFailed(
-                    node=self.nodename,
-                    reason='consumer %s (%s) fits no NUMA cells' % (
-                        consumer, numa.unavailable(
-                            self.nodename, consumer, request, room)))
+            try:
+                cells = self.cells.place(self.node, self._reserved(),
+                                         placed, request, consumer,
+                                         self.nodename)
+            except exception.ComputeResourcesUnavailable as exc:
+                raise resobj_exc.NUMAReshapeFailed(node=self.nodename,
+                                                   reason=str(exc))
             self.cells.pin(consumer, cells, request.pinned)
             payload = self._numa_payload(current.allocations, cells)
             placed.append(payload)

@@ -15,6 +15,7 @@ from resobj.compute import numa
 from resobj.compute import report_http
 from resobj.compute import tracker as rt
 from resobj.db.api import reshaper as reshaper_db
+from resobj import exception as resobj_exc
 from resobj import objects
 from resobj.tests.functional.compute import base
 from resobj.tests.functional.compute import test_report_clients
@@ -58,6 +59,18 @@ class ReshapeContract:
         return ({rp: self.client.get_inventory(rp)[1] if self._exists(rp)
                  else None for rp in providers},
                 {i.uuid: self.allocations(i.uuid) for i in self.instances})
+
+    def assert_unchanged(self, before):
+        """Allocations and the root's inventory are as ``before``.
+
+        The cell providers, created before the reshape, have none.
+        """
+        after_inventory, after_allocations = self.state()
+        self.assertEqual(before[1], after_allocations)
+        self.assertEqual(before[0][self.flat.provider],
+                         after_inventory[self.flat.provider])
+        for cell_id in (0, 1):
+            self.assertIn(after_inventory[self.cell(cell_id)], (None, {}))
 
     def _exists(self, rp):
         try:
@@ -126,16 +139,23 @@ class ReshapeContract:
             # In process the error itself; over HTTP the API's 500.
             self.assertRaises((_Injected, exception.PlacementError),
                               self.restart_with_cells)
-        after_inventory, after_allocations = self.state()
-        self.assertEqual(before[1], after_allocations)
-        self.assertEqual(before[0][self.flat.provider],
-                         after_inventory[self.flat.provider])
-        for cell_id in (0, 1):
-            self.assertIn(after_inventory[self.cell(cell_id)], (None, {}))
+        self.assert_unchanged(before)
         # The next start reshapes.
         tracker = self.restart_with_cells()
         self.assertEqual({'DISK_GB'}, set(self.client.get_inventory(
             tracker.provider)[1]))
+
+    def test_an_instance_no_cell_can_hold_stops_the_reshape(self):
+        # 4500 MB fit the flat node beside the others, but no cell has
+        # more than 4096 MB.
+        wide = self.instance(self.flavor('wide', vcpus=1, memory_mb=4500))
+        self.flat.instance_claim(self.context, wide)
+        self.instances.append(wide)
+        before = self.state()
+        exc = self.assertRaises(resobj_exc.NUMAReshapeFailed,
+                                self.restart_with_cells)
+        self.assertIn('fit no cells', str(exc))
+        self.assert_unchanged(before)
 
     def test_a_migration_consumer_moves_too(self):
         inst = self.instances[0]
