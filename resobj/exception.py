@@ -222,6 +222,16 @@ class InvalidPciStats(Invalid):
     msg_fmt = 'Invalid pci_stats: %(reason)s'
 
 
+class InvalidFlavorExtraSpec(Invalid):
+    msg_fmt = ('Flavor %(flavor)s: extra spec %(key)s=%(value)r is '
+               'invalid: %(reason)s')
+
+
+class NUMAReshapeFailed(ResobjException):
+    msg_fmt = ('Reshape of compute node %(node)s to NUMA cell providers '
+               'failed: %(reason)s')
+
+
 # Flavors and migrations
 
 

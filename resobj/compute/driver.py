@@ -43,6 +43,15 @@ class ComputeDriver(metaclass=abc.ABCMeta):
         """
         return []
 
+    def get_numa_topology(self, nodename):
+        """The NUMA cells of ``nodename``, or None for a flat host.
+
+        A list of dicts ``{'id', 'cpuset' (host CPU ids), 'memory_mb'}``;
+        the cells' CPUs together are the node's ``vcpus`` and their
+        memory its ``memory_mb``.
+        """
+        return None
+
     def get_per_instance_usage(self):
         """{instance uuid: {'memory_mb': n}} of the guests running now.
 

@@ -55,6 +55,12 @@ class PlacementUnavailable(PlacementError):
                'attempts: %(reason)s')
 
 
+class ReshapeConflict(exception.Conflict):
+    """Placement refused a reshape; nothing of it was written."""
+
+    msg_fmt = 'Reshape of %(providers)s refused: %(detail)s'
+
+
 class AllocationConflict(exception.Conflict):
     """Placement refused an allocation write (capacity, or a generation)."""
 

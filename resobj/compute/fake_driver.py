@@ -11,11 +11,16 @@ class FakeDriver(driver.ComputeDriver):
     running guests are what ``spawn``/``destroy`` recorded, so a test
     can leave an orphan behind by spawning a guest the database does
     not know.
+
+    ``numa_cells`` (a count) splits the node's CPUs and memory evenly
+    into that many NUMA cells (CPU ids in order); None, the default,
+    is a flat host.
     """
 
     def __init__(self, nodename, vcpus=16, memory_mb=32768, local_gb=500,
                  shared_storage=False, pci_devices=(),
-                 hypervisor_type='fake', hypervisor_version=1000, uuid=None):
+                 hypervisor_type='fake', hypervisor_version=1000, uuid=None,
+                 numa_cells=None):
         self.nodename = nodename
         # The node's uuid (and so its provider's), when the caller must
         # know it in advance, e.g. to put the provider in an aggregate.
@@ -32,6 +37,11 @@ class FakeDriver(driver.ComputeDriver):
         self.hypervisor_type = hypervisor_type
         self.hypervisor_version = hypervisor_version
         self.running = {}
+        if numa_cells is not None and (
+                numa_cells < 1 or vcpus % numa_cells or
+                memory_mb % numa_cells):
+            raise ValueError('numa_cells must divide vcpus and memory_mb')
+        self.numa_cells = numa_cells
 
     def get_available_nodes(self):
         return [self.nodename]
@@ -62,6 +72,16 @@ class FakeDriver(driver.ComputeDriver):
     def get_pci_devices(self, nodename):
         self._check(nodename)
         return [dict(d) for d in self.pci_devices]
+
+    def get_numa_topology(self, nodename):
+        self._check(nodename)
+        if not self.numa_cells:
+            return None
+        per_cell = self.vcpus // self.numa_cells
+        return [{'id': n,
+                 'cpuset': list(range(n * per_cell, (n + 1) * per_cell)),
+                 'memory_mb': self.memory_mb // self.numa_cells}
+                for n in range(self.numa_cells)]
 
     def spawn(self, instance_uuid, memory_mb):
         self.running[instance_uuid] = {'memory_mb': memory_mb}

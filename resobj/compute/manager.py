@@ -16,6 +16,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj.compute import exception
+from resobj.compute import numa_tracker
 from resobj.compute import usage
 from resobj import exception as resobj_exc
 from resobj import objects
@@ -147,6 +148,11 @@ class ComputeManager:
     def _finish(self, context, instance, migration, dest):
         instance.host, instance.node = dest.host, dest.nodename
         instance.flavor = instance.new_flavor or instance.flavor
+        # Its cells on the destination (None on a flat node), and the PCI
+        # requests of the flavor it now has.
+        instance.numa_topology = dest.instance_topology_of(instance.uuid)
+        instance.pci_requests = numa_tracker.recorded_pci_requests(
+            instance.flavor)
         instance.save()
         migration.status = 'finished'
         migration.save()
@@ -195,6 +201,8 @@ class ComputeManager:
         source = self.tracker_of(migration.source_compute,
                                  migration.source_node)
         source.adopt(instance, migration)
+        if 'numa_topology' in instance.obj_what_changed():
+            instance.save()
         if hasattr(source.driver, 'spawn'):
             source.driver.spawn(instance.uuid, instance.flavor.memory_mb)
 

@@ -68,8 +68,12 @@ class ConsumerAllocations:
 class ReportClient(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
-    def ensure_provider(self, uuid, name):
-        """Create provider ``uuid`` named ``name`` unless it exists."""
+    def ensure_provider(self, uuid, name, parent=None):
+        """Create provider ``uuid`` named ``name`` unless it exists.
+
+        ``parent``: the uuid of the provider it is a child of (a NUMA
+        cell's provider under its compute node's).
+        """
 
     @abc.abstractmethod
     def get_inventory(self, provider):
@@ -182,6 +186,18 @@ class ReportClient(metaclass=abc.ABCMeta):
         self.replace_allocations({consumer: {
             'allocations': allocations, 'project_id': project_id,
             'user_id': user_id, 'generation': generation}})
+
+    @abc.abstractmethod
+    def reshape(self, inventories, consumers):
+        """Move inventory and allocations between providers atomically.
+
+        ``inventories``: {provider uuid: (generation as read, {class:
+        inventory dict})}, each the provider's whole new inventory;
+        ``consumers``: as for replace_allocations, each consumer's whole
+        new allocations (generations as read). Nothing changes unless
+        everything does: ReshapeConflict when a provider or consumer
+        generation moved or the result does not fit.
+        """
 
     @abc.abstractmethod
     def delete_allocations(self, consumer):

@@ -4,7 +4,8 @@ Every request states one pinned microversion (``MICROVERSION``): 1.28
 is the first with consumer generations, which make the tracker's
 allocation writes compare-and-swap, and it has everything else used
 here (dict-form allocations 1.12, POST /allocations 1.13, required
-traits 1.18, error codes 1.23).
+traits 1.18, error codes 1.23). The reshape alone states 1.30, the
+first with POST /reshaper.
 
 * inventory is written with PUT .../inventories carrying the provider
   generation; a 409 means it moved: re-read and retry (report.py);
@@ -27,6 +28,8 @@ from resobj.compute import report
 LOG = logging.getLogger(__name__)
 
 MICROVERSION = '1.28'
+# POST /reshaper, the one request that needs a newer microversion.
+RESHAPER_MICROVERSION = '1.30'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
 # What "the service did not answer" looks like through requests and
 # through a keystoneauth session.
@@ -65,14 +68,18 @@ class HTTPReportClient(report.ReportClient):
 
     # Transport.
 
-    def _request(self, method, path, body=None, expect=(200,), quiet=()):
+    def _request(self, method, path, body=None, expect=(200,), quiet=(),
+                 microversion=None):
         """The response of ``method path``; errors raise PlacementError.
 
         Statuses in ``quiet`` are returned as they are for the caller to
         interpret (a 404 on DELETE, a 409 on a generation).
+        ``microversion`` replaces MICROVERSION for this request.
         """
         url = self.url + path
         headers = dict(self._headers)
+        if microversion is not None:
+            headers['OpenStack-API-Version'] = 'placement %s' % microversion
         if body is not None:
             headers['Content-Type'] = 'application/json'
         delay = self.backoff
@@ -126,15 +133,17 @@ class HTTPReportClient(report.ReportClient):
 
     # Providers and inventory.
 
-    def ensure_provider(self, uuid, name):
+    def ensure_provider(self, uuid, name, parent=None):
         response = self._request('GET', '/resource_providers/%s' % uuid,
                                  quiet=(404,))
         if response.status_code == 200:
             return
         for candidate in (name, '%s-%s' % (name, uuid)):
+            body = {'uuid': uuid, 'name': candidate[:200]}
+            if parent is not None:
+                body['parent_provider_uuid'] = parent
             response = self._request(
-                'POST', '/resource_providers',
-                {'uuid': uuid, 'name': candidate[:200]},
+                'POST', '/resource_providers', body,
                 expect=(200, 201), quiet=(409,))
             if response.status_code != 409:
                 return
@@ -244,7 +253,7 @@ class HTTPReportClient(report.ReportClient):
                 if not exc.generation or attempt == attempts:
                     raise
 
-    def _post_allocations(self, consumers):
+    def _allocations_body(self, consumers):
         body = {}
         for consumer, spec in consumers.items():
             generation = spec.get('generation', report.ANY)
@@ -257,6 +266,10 @@ class HTTPReportClient(report.ReportClient):
                 'project_id': spec['project_id'],
                 'user_id': spec['user_id'],
                 'consumer_generation': generation}
+        return body
+
+    def _post_allocations(self, consumers):
+        body = self._allocations_body(consumers)
         response = self._request('POST', '/allocations', body,
                                  expect=(204,), quiet=(400, 409))
         if response.status_code in (400, 409):
@@ -264,6 +277,21 @@ class HTTPReportClient(report.ReportClient):
                 consumers=', '.join(sorted(consumers)),
                 detail=_detail(response),
                 generation=_code(response) == CONCURRENT_UPDATE)
+
+    def reshape(self, inventories, consumers):
+        body = {
+            'inventories': {
+                rp: {'resource_provider_generation': generation,
+                     'inventories': wanted}
+                for rp, (generation, wanted) in inventories.items()},
+            'allocations': self._allocations_body(consumers)}
+        response = self._request('POST', '/reshaper', body, expect=(204,),
+                                 quiet=(400, 409),
+                                 microversion=RESHAPER_MICROVERSION)
+        if response.status_code in (400, 409):
+            raise exception.ReshapeConflict(
+                providers=', '.join(sorted(inventories)),
+                detail=_detail(response))
 
     def delete_allocations(self, consumer):
         response = self._request('DELETE', '/allocations/%s' % consumer,

@@ -11,6 +11,7 @@ from resobj.compute import exception
 from resobj.compute import report
 from resobj import exception as resobj_exc
 from resobj import objects
+from resobj.objects import reshaper
 
 _CAPACITY_ERRORS = (resobj_exc.InvalidAllocationCapacityExceeded,
                     resobj_exc.InvalidAllocationConstraintsViolated,
@@ -28,7 +29,7 @@ class LocalReportClient(report.ReportClient):
     def _provider(self, uuid):
         return objects.ResourceProvider.get_by_uuid(self.context, uuid)
 
-    def ensure_provider(self, uuid, name):
+    def ensure_provider(self, uuid, name, parent=None):
         try:
             self._provider(uuid)
             return
@@ -36,8 +37,9 @@ class LocalReportClient(report.ReportClient):
             pass
         for candidate in (name, '%s-%s' % (name, uuid)):
             try:
-                objects.ResourceProvider(self.context, uuid=uuid,
-                                         name=candidate[:200]).create()
+                objects.ResourceProvider(
+                    self.context, uuid=uuid, name=candidate[:200],
+                    parent_provider_uuid=parent).create()
                 return
             except resobj_exc.ResourceProviderExists:
                 try:
@@ -140,7 +142,11 @@ class LocalReportClient(report.ReportClient):
             self.context, consumer))
         return found.get(consumer, report.ConsumerAllocations())
 
-    def replace_allocations(self, consumers):
+    def _allocation_request(self, consumers):
+        """(AllocationList, consumer generations, emptied) to write.
+
+        ``consumers`` is as replace_allocations takes it.
+        """
         items, generations, emptied = [], {}, {}
         for consumer, spec in consumers.items():
             if spec.get('generation', report.ANY) is not report.ANY:
@@ -154,7 +160,12 @@ class LocalReportClient(report.ReportClient):
                         resource_class=rc, consumer_uuid=consumer,
                         project_id=spec['project_id'],
                         user_id=spec['user_id'], used=used))
-        allocations = objects.AllocationList(self.context, objects=items)
+        return (objects.AllocationList(self.context, objects=items),
+                generations, emptied)
+
+    def replace_allocations(self, consumers):
+        allocations, generations, emptied = self._allocation_request(
+            consumers)
         try:
             allocations.replace_all(consumer_generations=generations,
                                     emptied=emptied)
@@ -167,6 +178,28 @@ class LocalReportClient(report.ReportClient):
         except _CAPACITY_ERRORS as exc:
             raise exception.AllocationConflict(
                 consumers=', '.join(sorted(consumers)), detail=str(exc))
+
+    def reshape(self, inventories, consumers):
+        providers = {}
+        for uuid, (generation, wanted) in sorted(inventories.items()):
+            rp = self._provider(uuid)
+            # The generation the caller read, which the reshape checks.
+            rp.generation = generation
+            providers[rp] = objects.InventoryList(self.context, objects=[
+                objects.Inventory(self.context, resource_provider_uuid=uuid,
+                                  resource_class=rc, **values)
+                for rc, values in sorted(wanted.items())])
+        allocations, generations, emptied = self._allocation_request(
+            consumers)
+        try:
+            reshaper.reshape(self.context, providers, allocations,
+                             consumer_generations=generations,
+                             emptied=emptied)
+        except (resobj_exc.ConcurrentUpdateDetected,
+                resobj_exc.ResourceProviderConcurrentUpdateDetected,
+                resobj_exc.InventoryInUse) + _CAPACITY_ERRORS as exc:
+            raise exception.ReshapeConflict(
+                providers=', '.join(sorted(inventories)), detail=str(exc))
 
     def delete_allocations(self, consumer):
         try:

@@ -38,7 +38,8 @@ def make_driver(conf):
     # 'fake' is the only driver resobj ships; oslo.config refuses others.
     return fake_driver.FakeDriver(conf.host, vcpus=conf.fake_driver.vcpus,
                                   memory_mb=conf.fake_driver.memory_mb,
-                                  local_gb=conf.fake_driver.local_gb)
+                                  local_gb=conf.fake_driver.local_gb,
+                                  numa_cells=conf.fake_driver.numa_cells)
 
 
 class ComputeService:

@@ -32,6 +32,8 @@ from oslo_log import log as logging
 from resobj.compute import audit
 from resobj.compute import claims
 from resobj.compute import exception
+from resobj.compute import numa
+from resobj.compute import numa_tracker
 from resobj.compute import payload as pl
 from resobj.compute import pci
 from resobj.compute import usage
@@ -44,10 +46,10 @@ from resobj.objects import service as service_obj
 LOG = logging.getLogger(__name__)
 
 
-class ResourceTracker:
+class ResourceTracker(numa_tracker.NUMAMixin):
 
     def __init__(self, host, nodename, driver, client, reserved_vcpus=0,
-                 reserved_memory_mb=0, reserved_disk_mb=0):
+                 reserved_memory_mb=0, reserved_disk_mb=0, pci_aliases=None):
         objects.register_all()
         self.host = host
         self.nodename = nodename
@@ -59,6 +61,10 @@ class ResourceTracker:
                          # multiply (nova Newton's MB * 1024 bug).
                          'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
         self.lock = threading.RLock()
+        # {alias name: {'vendor_id', 'product_id'}}: [compute] pci_alias.
+        self.pci_aliases = dict(pci_aliases or {})
+        # The node's NUMA cells (compute.cells.NodeCells); None: flat.
+        self.cells = None
         self.service = None
         self.node = None
         # Reserved amounts the node held before _store_reserved changed
@@ -75,8 +81,9 @@ class ResourceTracker:
 
     @classmethod
     def from_conf(cls, conf, host, nodename, driver, client):
-        """A tracker with the reserved amounts of ``conf``'s [compute]."""
+        """A tracker with ``conf``'s [compute] reserved amounts, aliases."""
         return cls(host, nodename, driver, client,
+                   pci_aliases=compute_conf.pci_aliases(conf),
                    **compute_conf.reserved(conf))
 
     # Node state.
@@ -102,6 +109,10 @@ class ResourceTracker:
                     service_id=self.service.id,
                     hypervisor_hostname=self.nodename)
                 node.update_from_virt_driver(resources)
+                if self.driver.get_numa_topology(self.nodename):
+                    # Created with its cells: VCPU and MEMORY_MB never go
+                    # on the root provider.
+                    node.numa_topology = objects.NUMATopology(cells=[])
                 node.create()
                 self.node = node
         if self.node.service_id != self.service.id:
@@ -109,6 +120,7 @@ class ResourceTracker:
         self.node.update_from_virt_driver(resources)
         self._store_reserved()
         self.client.ensure_provider(self.node.uuid, self.nodename)
+        self._refresh_cells()
         self.pci_devices = pci.sync(
             context, self.node,
             list(objects.PciDeviceList.get_by_compute_node(context,
@@ -155,8 +167,9 @@ class ResourceTracker:
                    d.status not in ('removed', 'deleted'))
 
     def inventory(self):
-        return usage.node_inventory(self.node, self._pci_total(),
-                                    self.reserved)
+        """The root provider's inventory (without the cells' classes)."""
+        return self._root_inventory(usage.node_inventory(
+            self.node, self._pci_total(), self.reserved))
 
     def _save_node(self, audit=False):
         """Save usage into the node, then the provider's inventory.
@@ -174,9 +187,13 @@ class ResourceTracker:
         every time, so a change made there by someone else is put right
         at the next audit, as before.
         """
-        usage.apply_to_node(self.node, self.usage.totals(),
+        totals = self.usage.totals()
+        for rc, amount in self._numa_used_totals().items():
+            totals[rc] = totals.get(rc, 0) + amount
+        usage.apply_to_node(self.node, totals,
                             len({t[3] for t in self.tracked.values()}),
                             self.reserved)
+        self._sync_node_topology()
         try:
             self.node.save()
         except resobj_exc.ReservedNeedsInventory:
@@ -190,10 +207,12 @@ class ResourceTracker:
             self.node.obj_reset_changes(list(self._held_reserved))
             self._held_reserved = {}
             self.node.save()
-        inventory = self.inventory()
-        if audit or inventory != self._reported_inventory:
-            self.client.set_inventory(self.node.uuid, inventory)
-            self._reported_inventory = inventory
+        inventories = {self.node.uuid: self.inventory()}
+        inventories.update(self._cell_inventories())
+        if audit or inventories != self._reported_inventory:
+            for provider, inventory in sorted(inventories.items()):
+                self.client.set_inventory(provider, inventory)
+            self._reported_inventory = inventories
 
     def _payload(self, flavor, instance, pci_count):
         return pl.build(flavor, instance.booted_from_volume, self.provider,
@@ -207,6 +226,8 @@ class ResourceTracker:
     def _untrack(self, consumer):
         self.tracked.pop(consumer, None)
         self.usage.remove(consumer)
+        if self.cells is not None:
+            self.cells.unpin(consumer)
 
     def _check(self, consumer, payload, already=None):
         usage.check(self.nodename, consumer, self.provider,
@@ -248,12 +269,19 @@ class ResourceTracker:
         """
         with self.lock:
             self._ready(context)
+            pci_requests, recorded = self._pci_requests(instance.flavor,
+                                                        pci_requests)
             devices = pci.select(self.pci_devices, pci_requests,
                                  self.nodename, instance.uuid)
             counted = sum(1 for d in devices
                           if d.dev_type == pl.PCI_COUNTED_TYPE)
-            payload = self._payload(instance.flavor, instance, counted)
-            self._check(instance.uuid, payload)
+            payload = self._claim_payload(instance.uuid, instance.flavor,
+                                          instance, counted)
+            try:
+                self._check(instance.uuid, payload)
+            except exception.ComputeResourcesUnavailable:
+                self._untrack(instance.uuid)
+                raise
             pci.claim(devices, instance.uuid, self.nodename)
             try:
                 self.client.put_allocations(
@@ -261,16 +289,20 @@ class ResourceTracker:
                     instance.user_id)
             except exception.AllocationConflict as exc:
                 pci.free(devices, instance.uuid)
+                self._untrack(instance.uuid)
                 raise self._placement_shortages(instance.uuid, payload, exc)
+            self._track(instance.uuid, payload, instance)
             try:
                 instance.host, instance.node = self.host, self.nodename
+                self._record_topology(instance)
+                instance.pci_requests = recorded
                 instance.save()
             except Exception:
                 with claims.logged_undo('undo claim of %s' % instance.uuid):
                     self.client.delete_allocations(instance.uuid)
                     pci.free(devices, instance.uuid)
+                    self._untrack(instance.uuid)
                 raise
-            self._track(instance.uuid, payload, instance)
             self._save_node()
             return claims.Claim(context, self, instance, payload, devices)
 
@@ -308,8 +340,10 @@ class ResourceTracker:
                             instance.new_flavor is not None)
                 flavor = (instance.new_flavor if arriving
                           else instance.flavor)
-                payload = self._payload(flavor, instance,
-                                        self._pci_count(instance.uuid))
+                payload = self._claim_payload(
+                    instance.uuid, flavor, instance,
+                    self._pci_count(instance.uuid),
+                    current=self.tracked[instance.uuid][0])
                 if payload != self.tracked[instance.uuid][0]:
                     self.client.put_allocations(
                         instance.uuid, payload, instance.project_id,
@@ -335,16 +369,34 @@ class ResourceTracker:
             self._ready(context)
             same_node = (instance.host == self.host and
                          instance.node == self.nodename)
+            pci_requests, _recorded = self._pci_requests(new_flavor,
+                                                         pci_requests)
             devices = [] if same_node else pci.select(
                 self.pci_devices, pci_requests, self.nodename,
                 instance.uuid)
             counted = sum(1 for d in devices
                           if d.dev_type == pl.PCI_COUNTED_TYPE)
-            payload = self._payload(new_flavor, instance, counted)
-            self._check(instance.uuid, payload)
+            old_pins = (self.cells.pins.pop(instance.uuid, None)
+                        if self.cells is not None and same_node else None)
+            # Beside everything held here, the instance's current
+            # allocation too: on the same node it stays held (by the
+            # migration) until the resize is confirmed.
+            try:
+                payload = self._claim_payload(
+                    instance.uuid, new_flavor, instance, counted,
+                    others=[e[0] for e in self.tracked.values()],
+                    placed_here=False)
+                self._check(instance.uuid, payload)
+            except Exception:
+                if old_pins is not None:
+                    self.cells.pins[instance.uuid] = old_pins
+                raise
             current = self.client.get_allocations(instance.uuid)
             migration = self._start_migration(
                 context, instance, new_flavor, migration_type, migration)
+            if old_pins is not None:
+                # The old placement is the migration's until confirmed.
+                self.cells.pins[migration.uuid] = old_pins
             pci.claim(devices, instance.uuid, self.nodename)
             try:
                 self.client.replace_allocations({
@@ -447,6 +499,8 @@ class ResourceTracker:
         instance.host = migration.source_compute
         instance.node = migration.source_node
         instance.flavor = instance.old_flavor or instance.flavor
+        # The source puts back its own placement when it adopts it.
+        instance.numa_topology = None
         self._end_migration(instance, migration, 'reverted')
         try:
             self._give_back(instance, migration, held, current)
@@ -485,7 +539,11 @@ class ResourceTracker:
                     migration.source_node == migration.dest_node:
                 return
             held = self.client.get_allocations(migration.uuid)
+            pins = (self.cells.pins.pop(instance.uuid, None)
+                    if self.cells is not None else None)
             self._untrack(instance.uuid)
+            if pins:
+                self.cells.pins[migration.uuid] = pins
             self.tracked[migration.uuid] = (
                 held.allocations, instance.project_id, instance.user_id,
                 instance.uuid)
@@ -502,11 +560,16 @@ class ResourceTracker:
         room for.
         """
         with self.lock:
+            held = None
             if migration is not None:
+                held = self.tracked.get(migration.uuid)
                 self._untrack(migration.uuid)
-            payload = self._payload(instance.flavor, instance,
-                                    self._pci_count(instance.uuid))
+            payload = self._claim_payload(
+                instance.uuid, instance.flavor, instance,
+                self._pci_count(instance.uuid),
+                current=held[0] if held else None)
             self._track(instance.uuid, payload, instance)
+            self._record_topology(instance)
 
     # The periodic audit.
 
@@ -533,7 +596,8 @@ class ResourceTracker:
         with self.lock:
             self._report_alive(context)
             self._ensure_node(context)
-            held = dict(self.client.get_provider_allocations(self.provider))
+            self._reshape_if_flat(context)
+            held = self._held_allocations()
             shared = (self.client.get_provider_allocations(
                 self.sharing_provider) if self.sharing_provider else {})
             instances = objects.InstanceList.get_by_host_and_node(
@@ -546,17 +610,27 @@ class ResourceTracker:
             moved = {i.uuid: i for i in objects.InstanceList.get_by_uuids(
                 context, away)} if away else {}
             wanted = {}
-            for item in audit.tracked_consumers(
-                    self.host, self.nodename, instances, migrations, moved):
+            items = list(audit.tracked_consumers(
+                self.host, self.nodename, instances, migrations, moved))
+            if self.cells is not None:
+                self.cells.pins = {}
+                # Consumers whose allocations already name cells first,
+                # so a new fit never takes their place.
+                items.sort(key=lambda item: (
+                    not numa.cells_in(self._current(
+                        item.consumer, held, shared)[0],
+                        self.cells.providers), item.consumer))
+            for item in items:
                 count = (self._pci_count(item.instance.uuid)
                          if item.kind == 'instance' or
                          item.migration is None or
                          item.migration.source_compute !=
                          item.migration.dest_compute else 0)
+                payload = self._audit_payload(item, count, held, shared,
+                                              wanted)
                 wanted[item.consumer] = (
-                    self._payload(item.flavor, item.instance, count),
-                    item.instance.project_id, item.instance.user_id,
-                    item.instance.uuid)
+                    payload, item.instance.project_id,
+                    item.instance.user_id, item.instance.uuid)
             self.tracked = {}
             self.usage.reset()
             for consumer, entry in wanted.items():
@@ -567,6 +641,7 @@ class ResourceTracker:
             self.usage.orphan_memory_mb = sum(
                 u.get('memory_mb', 0) for uuid, u in running.items()
                 if uuid not in {e[3] for e in wanted.values()})
+            self._save_instance_topologies(instances)
             self._save_node(audit=True)
             self._reconcile(held, shared, wanted)
         self.last_audit_seconds = time.monotonic() - started

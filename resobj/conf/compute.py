@@ -1,4 +1,7 @@
-"""Options for compute nodes: allocation ratios, reserved host resources."""
+"""Options for compute nodes: allocation ratios, reserved host resources,
+PCI aliases."""
+
+import json
 
 from oslo_config import cfg
 
@@ -46,6 +49,13 @@ compute_opts += [
                help='The virt driver resobj-compute reads its node from. '
                     '"fake" reports the [fake_driver] amounts, for tests '
                     'and demonstrations.'),
+    cfg.MultiStrOpt('pci_alias', default=[],
+                    help='A PCI alias flavors can ask for with the extra '
+                         'spec pci_passthrough:alias = "<name>:<count>": '
+                         'JSON {"name": ..., "vendor_id": ..., '
+                         '"product_id": ...} (vendor and product '
+                         'optional: any device matches). Repeat the '
+                         'option for each alias.'),
     cfg.IntOpt('audit_interval', default=60, min=1,
                help='Seconds between two periodic audits of each node '
                     '(update_available_resource), which also report the '
@@ -60,6 +70,10 @@ fake_driver_opts = [
     cfg.IntOpt('local_gb', default=500, min=0,
                help='Local disk (GB) the fake driver reports for its '
                     'node.'),
+    cfg.IntOpt('numa_cells', min=1,
+               help='NUMA cells the fake driver splits its node\'s CPUs '
+                    'and memory into (each cell becomes a child resource '
+                    'provider). Unset: a flat host.'),
 ]
 
 
@@ -87,6 +101,27 @@ def reserved(conf):
     return {'reserved_vcpus': conf.compute.reserved_host_cpus,
             'reserved_memory_mb': conf.compute.reserved_host_memory_mb,
             'reserved_disk_mb': conf.compute.reserved_host_disk_mb}
+
+
+def pci_aliases(conf):
+    """{alias name: {'vendor_id', 'product_id'}} of [compute] pci_alias.
+
+    ValueError names a malformed entry.
+    """
+    out = {}
+    for text in conf.compute.pci_alias:
+        try:
+            entry = json.loads(text)
+        except ValueError as exc:
+            raise ValueError('[compute] pci_alias %r is not JSON: %s'
+                             % (text, exc))
+        if not isinstance(entry, dict) or not isinstance(
+                entry.get('name'), str) or not entry['name']:
+            raise ValueError('[compute] pci_alias %r needs a "name"' % text)
+        out[entry['name']] = {key: entry[key]
+                              for key in ('vendor_id', 'product_id')
+                              if entry.get(key) is not None}
+    return out
 
 
 def default_allocation_ratios():

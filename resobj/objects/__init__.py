@@ -15,6 +15,7 @@ def register_all():
     __import__('resobj.objects.instance')
     __import__('resobj.objects.inventory')
     __import__('resobj.objects.migration')
+    __import__('resobj.objects.numa')
     __import__('resobj.objects.pci_device')
     __import__('resobj.objects.pci_device_pool')
     __import__('resobj.objects.project')

@@ -16,6 +16,7 @@ from resobj.db.api import service as service_db
 from resobj import exception
 from resobj.objects import base
 from resobj.objects import fields
+from resobj.objects import numa
 from resobj.objects import pci_device_pool
 
 COMPUTE_BINARY = 'resobj-compute'
@@ -38,6 +39,10 @@ INVENTORY_FIELDS = {
     'DISK_GB': ('local_gb', 'local_gb_used', 'disk_allocation_ratio',
                 'disk'),
 }
+
+# The classes a node with a NUMA topology keeps on its cells' child
+# providers rather than on its own provider.
+CELL_CLASSES = ('VCPU', 'MEMORY_MB')
 
 # Filled in by resobj.objects.configure(conf); option defaults until then.
 _ratio_defaults = compute_conf.default_allocation_ratios()
@@ -72,7 +77,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     # Version 1.5: adds vcpus_reserved, memory_mb_reserved and
     #              local_gb_reserved (held by the node's resource-provider
     #              inventory)
-    VERSION = '1.5'
+    # Version 1.6: adds numa_topology (NUMATopology 1.0); older versions
+    #              get the node as one flat set of CPUs and memory
+    VERSION = '1.6'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -104,6 +111,12 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'local_gb_reserved': fields.NonNegativeIntegerField(default=0),
         'pci_device_pools': fields.ObjectField('PciDevicePoolList',
                                                nullable=True),
+        # None: the host has no NUMA topology (flat).
+        'numa_topology': fields.ObjectField('NUMATopology', nullable=True),
+    }
+
+    obj_relationships = {
+        'numa_topology': [('1.6', '1.0')],
     }
 
     ADDED_IN = {
@@ -115,6 +128,7 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'ram_allocation_ratio': '1.3',
         'disk_allocation_ratio': '1.3',
         'uuid': '1.4',
+        'numa_topology': '1.6',
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -145,9 +159,12 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
     def _from_db_object(context, node, row):
         base.ResobjObject._from_db_object(
             context, node, row,
-            skip=('uuid', 'pci_device_pools') + tuple(RATIO_FIELDS.values()))
+            skip=('uuid', 'pci_device_pools', 'numa_topology') +
+            tuple(RATIO_FIELDS.values()))
         node.pci_device_pools = pci_device_pool.from_pci_stats(
             row['pci_stats'])
+        node.numa_topology = numa.NUMATopology.from_dict(
+            row.get('numa_topology'))
         for resource, name in RATIO_FIELDS.items():
             # Old code stored NULL or 0.0 for "use the configured ratio";
             # the online migration writes it, readers see it at once.
@@ -186,6 +203,8 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
                 values.pop('pci_device_pools'))
         if values.get('host_ip') is not None:
             values['host_ip'] = str(values['host_ip'])
+        if 'numa_topology' in values:
+            values['numa_topology'] = numa.to_db(values['numa_topology'])
         return values
 
     @classmethod
@@ -279,12 +298,18 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         """{class: inventory values} from this node's resource fields.
 
         A class whose total field is not set is left out, and so left
-        alone in the database. A 0.0 ratio means "the configured one",
-        as on reads; inventory needs a ratio above 0.
+        alone in the database; so are VCPU and MEMORY_MB of a node with a
+        NUMA topology (its cells hold them). A 0.0 ratio means "the
+        configured one", as on reads; inventory needs a ratio above 0.
         """
         inventories = {}
         for rc_name, (total, _used, ratio, key) in INVENTORY_FIELDS.items():
             if not self.obj_attr_is_set(total):
+                continue
+            if rc_name in CELL_CLASSES and self.obj_attr_is_set(
+                    'numa_topology') and self.numa_topology is not None:
+                # Held by the cells' child providers, which the tracker
+                # writes; left alone on the root provider.
                 continue
             value = (getattr(self, ratio) if self.obj_attr_is_set(ratio)
                      else None)
@@ -333,7 +358,8 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
     # Version 1.3: ComputeNode 1.3
     # Version 1.4: ComputeNode 1.4
     # Version 1.5: ComputeNode 1.5
-    VERSION = '1.5'
+    # Version 1.6: ComputeNode 1.6
+    VERSION = '1.6'
 
     fields = {
         'objects': fields.ListOfObjectsField('ComputeNode'),
@@ -341,7 +367,8 @@ class ComputeNodeList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5')],
+                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5'),
+                    ('1.6', '1.6')],
     }
 
     @classmethod

@@ -54,6 +54,25 @@ class UUIDField(ovo_fields.AutoTypedField):
     AUTO_TYPE = UUID()
 
 
+class SortedSetOfIntegers(ovo_fields.Set):
+    """A set of integers whose primitive lists them in order.
+
+    The stock Set primitive follows the set's iteration order, which
+    differs between equal sets built differently; sorted, equal sets
+    always give equal primitives (and stable golden files).
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(ovo_fields.Integer(), **kwargs)
+
+    def to_primitive(self, obj, attr, value):
+        return tuple(sorted(super().to_primitive(obj, attr, value)))
+
+
+class SetOfIntegersField(ovo_fields.AutoTypedField):
+    AUTO_TYPE = SortedSetOfIntegers()
+
+
 class MigrationType(Enum):
     """How an instance moves: the values of ``Migration.migration_type``."""
 

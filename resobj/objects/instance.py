@@ -10,6 +10,7 @@ from resobj import exception
 from resobj.objects._ovo import base as ovo_base
 from resobj.objects import base
 from resobj.objects import fields
+from resobj.objects import numa
 
 LOG = logging.getLogger(__name__)
 
@@ -85,7 +86,12 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
     # Version 1.3: adds booted_from_volume; older versions get root_gb=0
     #              for an instance booted from a volume, their convention
     # Version 1.4: PciDeviceList 1.4
-    VERSION = '1.4'
+    # Version 1.5: adds numa_topology (InstanceNUMATopology 1.0) and
+    #              pci_requests (InstancePCIRequest 1.0). An instance
+    #              pinned to host CPUs cannot go to an older peer, which
+    #              would take it for a floating one and move or count it
+    #              wrongly; an unpinned one goes without its cells.
+    VERSION = '1.5'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -105,11 +111,19 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         'new_flavor': fields.ObjectField('Flavor', nullable=True),
         'pci_devices': fields.ObjectField('PciDeviceList', nullable=True),
         'booted_from_volume': fields.BooleanField(default=False),
+        # None: not placed on NUMA cells.
+        'numa_topology': fields.ObjectField('InstanceNUMATopology',
+                                            nullable=True),
+        # From the flavor's pci_passthrough:alias extra spec.
+        'pci_requests': fields.ListOfObjectsField('InstancePCIRequest',
+                                                  nullable=True),
     }
 
     # The PciDeviceList version each Instance version carries.
     obj_relationships = {
         'pci_devices': [('1.2', '1.3'), ('1.4', '1.4')],
+        'numa_topology': [('1.5', '1.0')],
+        'pci_requests': [('1.5', '1.0')],
     }
 
     ADDED_IN = {
@@ -117,6 +131,8 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         'new_flavor': '1.1',
         'pci_devices': '1.2',
         'booted_from_volume': '1.3',
+        'numa_topology': '1.5',
+        'pci_requests': '1.5',
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -126,15 +142,36 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
             # Older peers know no volume-backed flag; they count root_gb
             # as local disk, so tell them the truth their way.
             primitive['root_gb'] = 0
+        if base.version_tuple(target_version) < (1, 5) and \
+                self.obj_attr_is_set('numa_topology') and \
+                self.numa_topology is not None and \
+                self.numa_topology.pinned:
+            # Pinned CPUs are held by this instance alone; an older peer
+            # would move or count it as floating and hand them out twice.
+            raise exception.ObjectBackportError(
+                objname=self.obj_name(), target=target_version,
+                reason='instance %s is pinned to host CPUs of NUMA cells '
+                       '%s; versions before 1.5 cannot represent it' % (
+                           primitive.get('uuid'),
+                           sorted(c.id for c in self.numa_topology.cells
+                                  if c.pinned)))
+        # pci_requests is derived from the flavor's extra specs, which
+        # older peers still receive.
         base.drop_fields_added_after(primitive, target_version,
                                      self.ADDED_IN)
 
     @staticmethod
     def _from_db_object(context, instance, row):
         base.ResobjObject._from_db_object(
-            context, instance, row, skip=FLAVOR_FIELDS + ('pci_devices',))
+            context, instance, row,
+            skip=FLAVOR_FIELDS + ('pci_devices', 'numa_topology',
+                                  'pci_requests'))
         for name in FLAVOR_FIELDS:
             setattr(instance, name, flavor_from_db(context, row[name]))
+        instance.numa_topology = numa.InstanceNUMATopology.from_dict(
+            row.get('numa_topology'))
+        instance.pci_requests = numa.pci_requests_from_db(
+            row.get('pci_requests'))
         instance.obj_reset_changes()
         return instance
 
@@ -161,6 +198,9 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         for name in FLAVOR_FIELDS:
             if name in values:
                 values[name] = flavor_to_db(values[name])
+        for name in ('numa_topology', 'pci_requests'):
+            if name in values:
+                values[name] = numa.to_db(values[name])
         return values
 
     @classmethod
@@ -212,7 +252,8 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.3: Instance 1.3
     # Version 1.4: adds get_by_uuids()
     # Version 1.5: Instance 1.4
-    VERSION = '1.5'
+    # Version 1.6: Instance 1.5
+    VERSION = '1.6'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
@@ -220,7 +261,8 @@ class InstanceList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.3'), ('1.5', '1.4')],
+                    ('1.3', '1.3'), ('1.4', '1.3'), ('1.5', '1.4'),
+                    ('1.6', '1.5')],
     }
 
     @classmethod

@@ -27,6 +27,11 @@ SERVICE_VERSION_HISTORY = (
     # MEMORY_MB, DISK_GB) alongside their legacy columns, and read it in
     # preference to them; gates ComputeNode's dual write.
     {'note': 'compute nodes write resource-provider inventory'},
+    # Version 3: understands NUMA objects (ComputeNode 1.6, Instance 1.5)
+    # and NUMA cell child providers: a compute node with a NUMA topology
+    # reports VCPU and MEMORY_MB on one child provider per cell, and at
+    # its first audit reshapes a node that used to report them flat.
+    {'note': 'NUMA topologies and NUMA cell child providers'},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 
@@ -57,7 +62,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     # Version 1.4: adds register() and heartbeat(); get_minimum_version()
     #              leaves out services not seen for service_down_time.
     #              No field change: the backport is a no-op.
-    VERSION = '1.4'
+    # Version 1.5: ComputeNode 1.6
+    VERSION = '1.5'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -79,7 +85,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
 
     # The ComputeNode version each Service version carries.
     obj_relationships = {
-        'compute_node': [('1.1', '1.4'), ('1.3', '1.5'), ('1.4', '1.5')],
+        'compute_node': [('1.1', '1.4'), ('1.3', '1.5'), ('1.4', '1.5'),
+                         ('1.5', '1.6')],
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -247,7 +254,8 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
     # Version 1.2: Service 1.2
     # Version 1.3: Service 1.3
     # Version 1.4: Service 1.4
-    VERSION = '1.4'
+    # Version 1.5: Service 1.5
+    VERSION = '1.5'
 
     fields = {
         'objects': fields.ListOfObjectsField('Service'),
@@ -255,7 +263,7 @@ class ServiceList(base.ObjectListBase, base.ResobjObject):
 
     obj_relationships = {
         'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
-                    ('1.3', '1.3'), ('1.4', '1.4')],
+                    ('1.3', '1.3'), ('1.4', '1.4'), ('1.5', '1.5')],
     }
 
     @classmethod

@@ -86,13 +86,18 @@ def _fetch(context, *criteria):
 def _from_row(row):
     if row is not None:
         row['stats'] = jsonutils.loads(row['stats']) if row['stats'] else {}
+        row['numa_topology'] = utils.json_or_none(row.get('numa_topology'))
     return row
 
 
 def _to_db(values):
+    """Column values from plain ones: stats and numa_topology as JSON."""
     values = dict(values)
     if 'stats' in values:
         values['stats'] = jsonutils.dumps(values['stats'] or {})
+    if 'numa_topology' in values:
+        values['numa_topology'] = utils.json_text_or_none(
+            values['numa_topology'])
     return values
 
 
@@ -452,11 +457,22 @@ def fill_empty_ratios(context, max_count, defaults):
     return len(ids), len(ids)
 
 
-def _lacks_inventory(rc_id, total_column):
-    """A node whose legacy total is >= 1 but whose provider has none."""
-    return sa.and_(total_column >= 1, ~sa.exists().where(
+# Classes a node with a NUMA topology keeps on its cells' providers.
+_CELL_CLASSES = (orc.VCPU, orc.MEMORY_MB)
+
+
+def _lacks_inventory(rc_name, rc_id, total_column):
+    """A node whose legacy total is >= 1 but whose provider has none.
+
+    A node with a NUMA topology never lacks VCPU or MEMORY_MB on its
+    own provider: its cells' child providers hold them.
+    """
+    lacks = sa.and_(total_column >= 1, ~sa.exists().where(
         _INV.c.resource_provider_id == _RP.c.id,
         _INV.c.resource_class_id == rc_id))
+    if rc_name in _CELL_CLASSES:
+        lacks = sa.and_(lacks, _TABLE.c.numa_topology.is_(None))
+    return lacks
 
 
 _NODE_AND_PROVIDER = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
@@ -465,7 +481,7 @@ _NODE_AND_PROVIDER = _TABLE.outerjoin(_RP, _RP.c.uuid == _TABLE.c.uuid)
 def _lacking_inventories(context):
     """Per class of RESOURCES: a node's provider lacks its inventory."""
     classes = rc_db.ids_by_names(context, [r[0] for r in RESOURCES])
-    return [_lacks_inventory(classes[rc_name], _TABLE.c[total])
+    return [_lacks_inventory(rc_name, classes[rc_name], _TABLE.c[total])
             for rc_name, total, _ratio in RESOURCES]
 
 
@@ -497,14 +513,17 @@ def migrate_inventories(context, max_count, ratio_defaults):
     provider already has is left alone: the provider wins on reads, and
     this must not overwrite it with the (possibly older) legacy value.
     A class whose legacy total is 0 needs none, so such a node is not
-    found again. ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in
-    for NULL or 0.0 legacy ratios, as on reads.
+    found again; nor do VCPU and MEMORY_MB of a node with a NUMA
+    topology, whose cells' child providers hold them.
+    ``ratio_defaults`` ({'cpu', 'ram', 'disk'}) stand in for NULL or 0.0
+    legacy ratios, as on reads.
 
     Returns (found, done) counted in nodes; re-runnable.
     """
     lacking = _lacking_inventories(context)
     rows = utils.fetch_all(context, sa.select(
         _TABLE.c.id, _TABLE.c.uuid, _TABLE.c.hypervisor_hostname,
+        _TABLE.c.numa_topology.is_not(None).label('has_cells'),
         *(_TABLE.c[total] for _rc, total, _ratio in RESOURCES),
         *(_TABLE.c[ratio] for _rc, _total, ratio in RESOURCES),
         _RP.c.id.label('provider_id'),
@@ -516,6 +535,8 @@ def migrate_inventories(context, max_count, ratio_defaults):
     for row in rows:
         inventories = {}
         for rc_name, total, ratio in RESOURCES:
+            if row['has_cells'] and rc_name in _CELL_CLASSES:
+                continue
             if row['provider_id'] is None or row['lacks_' + rc_name]:
                 resource = ratio.split('_', 1)[0]
                 inventories[rc_name] = {

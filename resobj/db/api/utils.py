@@ -7,6 +7,7 @@ are called only from decorated DB API functions.
 import functools
 
 from oslo_db import exception as db_exc
+from oslo_serialization import jsonutils
 import sqlalchemy as sa
 from sqlalchemy.sql import compiler
 
@@ -80,6 +81,16 @@ def count(context, from_clause, *criteria):
 
 def fetch_all(context, stmt):
     return [dict(row) for row in execute(context, stmt).mappings()]
+
+
+def json_or_none(text):
+    """A JSON text column's plain value; None for NULL or empty."""
+    return jsonutils.loads(text) if text else None
+
+
+def json_text_or_none(value):
+    """A plain value as JSON text for its column; None stays NULL."""
+    return None if value is None else jsonutils.dumps(value)
 
 
 def soft_delete(context, table, *criteria):

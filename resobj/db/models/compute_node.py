@@ -62,3 +62,6 @@ class ComputeNode(base.TimestampMixin, base.SoftDeleteMixin, base.Base):
     stats: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     # JSON: a PciDevicePoolList primitive, or a legacy dict / list of dicts.
     pci_stats: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # JSON: {'cells': [{id, cpuset, memory_mb, pinned_cpus,
+    # memory_usage}]}; NULL for a host without NUMA topology.
+    numa_topology: orm.Mapped[str | None] = orm.mapped_column(sa.Text)

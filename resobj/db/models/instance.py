@@ -35,3 +35,8 @@ class Instance(base.TimestampMixin, base.SoftDeleteMixin, base.Base):
     flavor: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     old_flavor: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     new_flavor: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # JSON: {'cells': [{id, cpuset, memory_mb, pinned_cpus}]}, or NULL
+    # when the instance is not placed on NUMA cells.
+    numa_topology: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # JSON: [{alias_name, count}], or NULL.
+    pci_requests: orm.Mapped[str | None] = orm.mapped_column(sa.Text)

@@ -37,7 +37,9 @@ def compute_node(pools=2):
         ram_allocation_ratio=1.5,
         disk_allocation_ratio=1.0, stats={'num_instances': '6',
                                           'io_workload': '1'},
-        pci_device_pools=_pools(pools), created_at=NOW, updated_at=NOW,
+        pci_device_pools=_pools(pools),
+        numa_topology=samples.factories()['NUMATopology'](),
+        created_at=NOW, updated_at=NOW,
         deleted_at=None, deleted=False)
 
 

@@ -27,6 +27,12 @@ def instance():
         memory_mb=8192, root_gb=40, ephemeral_gb=10, flavor=flavor,
         old_flavor=flavor.obj_clone(), new_flavor=bigger,
         pci_devices=_other('PciDeviceList'), booted_from_volume=False,
+        # Not pinned: a pinned instance cannot be backported before 1.5
+        # (its own test covers the refusal), and the golden files hold
+        # every version.
+        numa_topology=samples.factories()['InstanceNUMATopology'](
+            pinned=False),
+        pci_requests=[_other('InstancePCIRequest')],
         created_at=NOW, updated_at=NOW, deleted_at=None, deleted=False)
 
 

@@ -98,6 +98,36 @@ class ReportClientContract:
         self.assertEqual('n1-%s' % other, objects.ResourceProvider
                          .get_by_uuid(self.context, other).name)
 
+    def test_reshape_moves_inventory_and_allocations_or_nothing(self):
+        root = self._node(vcpus=4)
+        child = uuidutils.generate_uuid()
+        self.client.ensure_provider(child, 'child-%s' % child[:8],
+                                    parent=root)
+        self.assertEqual(root, objects.ResourceProvider.get_by_uuid(
+            self.context, child).parent_provider_uuid)
+        consumer = uuidutils.generate_uuid()
+        self.client.put_allocations(consumer, {root: {'VCPU': 3}}, 'p', 'u')
+        current = self.client.get_allocations(consumer)
+        root_gen, root_inv = self.client.get_inventory(root)
+        child_gen, _ = self.client.get_inventory(child)
+        inventories = {root: (root_gen, {}),
+                       child: (child_gen, dict(root_inv))}
+        consumers = {consumer: {
+            'allocations': {child: {'VCPU': 3}}, 'project_id': 'p',
+            'user_id': 'u', 'generation': current.generation}}
+        # A provider generation that moved: nothing changes.
+        stale = dict(inventories, **{root: (root_gen - 1, {})})
+        self.assertRaises(exception.ReshapeConflict, self.client.reshape,
+                          stale, consumers)
+        self.assertEqual({root: {'VCPU': 3}},
+                         self.client.get_allocations(consumer).allocations)
+        self.assertEqual(root_inv, self.client.get_inventory(root)[1])
+        self.client.reshape(inventories, consumers)
+        self.assertEqual({child: {'VCPU': 3}},
+                         self.client.get_allocations(consumer).allocations)
+        self.assertEqual({}, self.client.get_inventory(root)[1])
+        self.assertEqual({'VCPU': 3}, self.client.get_usages(child))
+
     def test_set_inventory_writes_only_changes(self):
         uuid = self._node()
         generation, inventory = self.client.get_inventory(uuid)

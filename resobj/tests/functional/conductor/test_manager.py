@@ -127,6 +127,58 @@ class TestConductorManager(db_base.DBTestCase):
             self.manager.object_backport_versions, node, {'Service': '1.0'})
         self.assertIn('knows no version of ComputeNode', str(exc))
 
+    def _numa_instance(self, pinned):
+        name = 'f-%s' % pinned
+        flavor = objects.Flavor(
+            self.context, flavorid=name, name=name, vcpus=2, memory_mb=512,
+            root_gb=1, ephemeral_gb=0, swap=0)
+        flavor.create()
+        instance = objects.Instance(
+            self.context, uuid=uuidutils.generate_uuid(), host='h1',
+            node='h1', flavor=flavor, vcpus=2, memory_mb=512,
+            numa_topology=objects.InstanceNUMATopology(cells=[
+                objects.InstanceNUMACell(
+                    id=1, cpuset={0, 1}, memory_mb=512,
+                    pinned_cpus={4, 5} if pinned else set())]),
+            pci_requests=[objects.InstancePCIRequest(alias_name='nic',
+                                                     count=1)])
+        instance.create()
+        return objects.Instance.get_by_uuid(self.context, instance.uuid)
+
+    def test_numa_instance_to_a_previous_release_peer(self):
+        # What the previous release (Instance 1.4) gets asking the
+        # conductor for a backport.
+        manifest = objects.base.obj_tree_get_versions('Instance')
+        manifest['Instance'] = '1.4'
+        primitive = self.call(self.manager.object_backport_versions,
+                              self._numa_instance(pinned=False), manifest)
+        self.assertEqual('1.4', primitive['resobj_object.version'])
+        data = primitive['resobj_object.data']
+        self.assertNotIn('numa_topology', data)
+        self.assertNotIn('pci_requests', data)
+        # The flavor (and so its pci_passthrough:alias) still goes.
+        self.assertEqual('f-False',
+                         data['flavor']['resobj_object.data']['name'])
+        exc = self.assertRaises(
+            exception.ObjectBackportError, self.call,
+            self.manager.object_backport_versions,
+            self._numa_instance(pinned=True), manifest)
+        self.assertIn('pinned to host CPUs of NUMA cells [1]', str(exc))
+
+    def test_numa_node_to_a_previous_release_peer(self):
+        node = self.node()
+        node.numa_topology = objects.NUMATopology(cells=[
+            objects.NUMACell(id=0, cpuset={0, 1, 2, 3}, memory_mb=4096)])
+        node.save()
+        manifest = objects.base.obj_tree_get_versions('ComputeNode')
+        manifest['ComputeNode'] = '1.5'
+        primitive = self.call(self.manager.object_backport_versions,
+                              objects.ComputeNode.get_by_id(
+                                  self.context, node.id), manifest)
+        self.assertEqual('1.5', primitive['resobj_object.version'])
+        self.assertNotIn('numa_topology', primitive['resobj_object.data'])
+        self.assertEqual(8, primitive['resobj_object.data']['vcpus'])
+
     def test_unknown_object_or_version(self):
         self.assertRaises(
             exception.UnsupportedObject, self.call,

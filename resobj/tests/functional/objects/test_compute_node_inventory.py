@@ -103,8 +103,9 @@ class ComputeNodeInventoryTestCase(db_base.DBTestCase):
 class TestGate(ComputeNodeInventoryTestCase):
 
     def test_service_version_2_is_the_inventory_version(self):
-        self.assertEqual(cn_obj.INVENTORY_SERVICE_VERSION,
-                         service_obj.SERVICE_VERSION)
+        self.assertEqual(2, cn_obj.INVENTORY_SERVICE_VERSION)
+        self.assertGreaterEqual(service_obj.SERVICE_VERSION,
+                                cn_obj.INVENTORY_SERVICE_VERSION)
         self.assertIn('resource-provider inventory',
                       service_obj.SERVICE_VERSION_HISTORY[2]['note'])
 
@@ -397,6 +398,18 @@ class TestOnlineMigration(ComputeNodeInventoryTestCase):
         self.assertEqual((1, 1), self.migrate(10))
         self.assertEqual(3, inventories(self.context, uuid)['VCPU'][0])
         self.assertEqual(20, inventories(self.context, uuid)['DISK_GB'][0])
+
+    def test_a_numa_node_gets_no_vcpu_or_memory_on_its_root(self):
+        # Its cells' child providers hold those; the root only DISK_GB.
+        node_id = db_helpers.insert_legacy_row(
+            self.context, uuid='00000000-0000-0000-0000-000000000001')
+        cn_db.update(self.context, node_id, {'numa_topology': {'cells': [
+            {'id': 0, 'cpuset': [0, 1], 'memory_mb': 1024}]}})
+        self.assertEqual(1, cn_db.count_lacking_inventories(self.context))
+        self.assertEqual((1, 1), self.migrate(10))
+        self.assertEqual(['DISK_GB'], sorted(inventories(
+            self.context, '00000000-0000-0000-0000-000000000001')))
+        self.assertEqual(0, cn_db.count_lacking_inventories(self.context))
 
     def test_registered_and_run_by_the_runner(self):
         conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
