@@ -23,9 +23,11 @@ never a guess):
   must have or must not have (placement's ``root_required``), whichever
   providers of the tree serve the request; sharing providers serve
   such trees whatever their own root.
-
-Not supported: groups without resources (placement 1.35+ resourceless
-groups) and ``same_subtree``, which this API has no argument for.
+* suffixed groups without resources (placement 1.36's resourceless
+  groups: traits, aggregates and/or ``in_tree`` only), each named in a
+  ``same_subtree`` set; and ``same_subtree`` itself: in each set of
+  group suffixes, one provider of those the groups use is an ancestor
+  of (or is) all the others.
 """
 
 from resobj.db.api import allocation_candidate as ac_db
@@ -80,10 +82,13 @@ class RequestGroup:
     def _as_spec(self):
         """The group as the DB API takes it, after checking it."""
         name = repr(self.suffix) if self.suffix else 'the unsuffixed group'
-        if not self.resources:
-            raise exception.UnsupportedCandidateRequest(
-                feature='%s asks for no resources (resourceless request '
-                        'groups)' % name)
+        if self._is_empty():
+            # Placement's resourceless groups (1.36) ask for traits,
+            # aggregates or a tree: a group asking for nothing at all
+            # would map any provider, which is no request.
+            raise exception.Invalid(
+                message='%s asks for nothing: no resources, traits, '
+                        'aggregates or tree' % name)
         for rc, amount in self.resources.items():
             if isinstance(amount, bool) or not isinstance(amount, int) or \
                     amount < 1:
@@ -102,6 +107,32 @@ class RequestGroup:
                 'forbidden_aggs': frozenset(self.forbidden_aggs),
                 'in_tree': self.in_tree,
                 'use_same_provider': bool(self.use_same_provider)}
+
+
+def _check_subtrees(specs, same_subtree):
+    """Invalid unless ``same_subtree`` names suffixed groups of ``specs``.
+
+    And every resourceless group is in one of its sets.
+    """
+    known = {spec['suffix'] for spec in specs}
+    named = set()
+    for suffixes in same_subtree:
+        if not suffixes or '' in suffixes:
+            raise exception.Invalid(
+                message='same_subtree names suffixed groups only: %r'
+                        % suffixes)
+        unknown = sorted(set(suffixes) - known)
+        if unknown:
+            raise exception.Invalid(
+                message='same_subtree names groups the request does not '
+                        'have: %s' % ', '.join(unknown))
+        named.update(suffixes)
+    unnamed = sorted(spec['suffix'] for spec in specs
+                     if not spec['resources'] and spec['suffix'] not in named)
+    if unnamed:
+        raise exception.Invalid(
+            message='Resourceless groups must be named in a same_subtree: '
+                    '%s' % ', '.join(unnamed))
 
 
 class AllocationRequest:
@@ -202,7 +233,7 @@ class AllocationCandidates:
     @classmethod
     def get_by_requests(cls, context, groups, limit=None, group_policy=None,
                         allow_nested=True, root_required=None,
-                        root_forbidden=None):
+                        root_forbidden=None, same_subtree=None):
         """Candidates that satisfy every group of ``groups``.
 
         ``limit``: at most this many requests (the first ones in root
@@ -214,6 +245,11 @@ class AllocationCandidates:
         before 1.29). ``root_required`` / ``root_forbidden``: trait
         names the root provider of each request's (non-sharing) tree
         must have / must not have (placement's ``root_required``).
+        ``same_subtree``: a list of lists of group suffixes; in each, one
+        provider of those the groups use is an ancestor of (or is) all
+        the others (placement 1.36). A suffixed group without resources
+        (a resourceless group: traits, aggregates and/or ``in_tree``
+        only) allocates nothing and must be named in a same_subtree.
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names,
         ResourceProviderNotFound for an unknown ``in_tree``, Invalid for
@@ -242,14 +278,17 @@ class AllocationCandidates:
                 message='Request group suffixes repeat: %s' % suffixes)
         specs = [group._as_spec() for group in groups
                  if group.suffix or not group._is_empty()]
-        if not specs:
+        if not any(spec['resources'] for spec in specs):
             raise exception.Invalid(
                 message='An allocation candidate request needs resources')
+        same_subtree = [list(suffixes) for suffixes in same_subtree or ()]
+        _check_subtrees(specs, same_subtree)
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
                                      allow_nested=allow_nested,
                                      root_required=root_required,
-                                     root_forbidden=root_forbidden)
+                                     root_forbidden=root_forbidden,
+                                     same_subtree=same_subtree)
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
         return cls(found['allocation_requests'], found['provider_summaries'])
