@@ -31,6 +31,7 @@ never a guess):
 """
 
 from resobj.db.api import allocation_candidate as ac_db
+from resobj.db.api import candidate_explain as explain_db
 from resobj import exception
 
 GROUP_POLICIES = (None, 'none', 'isolate')
@@ -133,6 +134,38 @@ def _check_subtrees(specs, same_subtree):
         raise exception.Invalid(
             message='Resourceless groups must be named in a same_subtree: '
                     '%s' % ', '.join(unnamed))
+
+
+def _checked(groups, group_policy, root_required, root_forbidden,
+             same_subtree):
+    """(specs, root_required, root_forbidden, same_subtree), checked.
+
+    Invalid for a request the search cannot take (see get_by_requests).
+    """
+    if group_policy not in GROUP_POLICIES:
+        raise exception.Invalid(
+            message='group_policy must be none or isolate, not %r'
+                    % group_policy)
+    root_required = frozenset(root_required or ())
+    root_forbidden = frozenset(root_forbidden or ())
+    both = root_required & root_forbidden
+    if both:
+        raise exception.Invalid(
+            message='Traits both required and forbidden on the root: %s'
+                    % ', '.join(sorted(both)))
+    groups = list(groups)
+    suffixes = [group.suffix for group in groups]
+    if len(set(suffixes)) != len(suffixes):
+        raise exception.Invalid(
+            message='Request group suffixes repeat: %s' % suffixes)
+    specs = [group._as_spec() for group in groups
+             if group.suffix or not group._is_empty()]
+    if not any(spec['resources'] for spec in specs):
+        raise exception.Invalid(
+            message='An allocation candidate request needs resources')
+    same_subtree = [list(suffixes) for suffixes in same_subtree or ()]
+    _check_subtrees(specs, same_subtree)
+    return specs, root_required, root_forbidden, same_subtree
 
 
 class AllocationRequest:
@@ -256,33 +289,13 @@ class AllocationCandidates:
         a malformed request and UnsupportedCandidateRequest for what
         this search does not do.
         """
-        if group_policy not in GROUP_POLICIES:
-            raise exception.Invalid(
-                message='group_policy must be none or isolate, not %r'
-                        % group_policy)
+        specs, root_required, root_forbidden, same_subtree = _checked(
+            groups, group_policy, root_required, root_forbidden,
+            same_subtree)
         if limit is not None and (isinstance(limit, bool) or
                                   not isinstance(limit, int) or limit < 1):
             raise exception.Invalid(
                 message='limit must be a positive integer, not %r' % limit)
-        root_required = frozenset(root_required or ())
-        root_forbidden = frozenset(root_forbidden or ())
-        both = root_required & root_forbidden
-        if both:
-            raise exception.Invalid(
-                message='Traits both required and forbidden on the root: %s'
-                        % ', '.join(sorted(both)))
-        groups = list(groups)
-        suffixes = [group.suffix for group in groups]
-        if len(set(suffixes)) != len(suffixes):
-            raise exception.Invalid(
-                message='Request group suffixes repeat: %s' % suffixes)
-        specs = [group._as_spec() for group in groups
-                 if group.suffix or not group._is_empty()]
-        if not any(spec['resources'] for spec in specs):
-            raise exception.Invalid(
-                message='An allocation candidate request needs resources')
-        same_subtree = [list(suffixes) for suffixes in same_subtree or ()]
-        _check_subtrees(specs, same_subtree)
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
                                      allow_nested=allow_nested,
@@ -292,3 +305,73 @@ class AllocationCandidates:
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
         return cls(found['allocation_requests'], found['provider_summaries'])
+
+    @classmethod
+    def explain(cls, context, groups, group_policy=None, root_required=None,
+                root_forbidden=None, same_subtree=None, closest=3):
+        """Where the providers drop out for this request: an Explanation.
+
+        The arguments are those of :meth:`get_by_requests` (a limit
+        does not change why candidates are missing); ``closest``: how
+        many providers to name for a group no provider passes. Unknown
+        class, trait and in_tree names are reported as steps nothing
+        passes, not raised. Raises Invalid as get_by_requests does.
+        """
+        specs, root_required, root_forbidden, same_subtree = _checked(
+            groups, group_policy, root_required, root_forbidden,
+            same_subtree)
+        return Explanation(explain_db.explain(
+            context, specs, root_required=root_required,
+            root_forbidden=root_forbidden, same_subtree=same_subtree,
+            group_policy=group_policy, closest=closest))
+
+
+class Explanation:
+    """Why a request has no (or few) candidates, as counts per step.
+
+    ``groups``: per request group, {'suffix', 'steps': [{'step',
+    'passing'}] (cumulative for a group one provider takes whole; a
+    spread group's classes are each counted after its filters),
+    'trees' (roots whose tree holds providers for the whole group),
+    'sharing' (sharing providers passing the group's filters),
+    'first_empty', 'closest': [{'name', 'uuid', 'failed': [steps],
+    'free': {class: capacity - used}}] (only for a group no provider
+    passes)}. ``steps``: the request's own steps, from the trees that
+    hold every group to the candidates. ``first_empty``: the first step
+    nothing passes, or None. ``candidates``: how many the search finds.
+    """
+
+    __slots__ = ('groups', 'steps', 'first_empty', 'candidates')
+
+    def __init__(self, found):
+        self.groups = found['groups']
+        self.steps = found['steps']
+        self.first_empty = found['first_empty']
+        self.candidates = found['candidates']
+
+    def as_dict(self):
+        return {'groups': self.groups, 'steps': self.steps,
+                'first_empty': self.first_empty,
+                'candidates': self.candidates}
+
+    def lines(self):
+        """The explanation as text lines, for a terminal."""
+        lines = []
+        for group in self.groups:
+            lines.append('group %s:' % (group['suffix'] or '(unsuffixed)'))
+            lines += ['  %8d  %s' % (step['passing'], step['step'])
+                      for step in group['steps']]
+            if group['sharing']:
+                lines.append('  %8d  sharing providers passing the filters'
+                             % group['sharing'])
+            for rp in group['closest']:
+                free = ', '.join('%s %d free' % item
+                                 for item in sorted(rp['free'].items()))
+                lines.append('  closest: %s (%s) fails %s%s' % (
+                    rp['name'], rp['uuid'], '; '.join(rp['failed']),
+                    '; ' + free if free else ''))
+        lines.append('request:')
+        lines += ['  %8d  %s' % (step['passing'], step['step'])
+                  for step in self.steps]
+        lines.append('first empty step: %s' % (self.first_empty or 'none'))
+        return lines

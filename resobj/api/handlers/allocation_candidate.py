@@ -1,4 +1,6 @@
-"""GET /allocation_candidates (from 1.10)."""
+"""GET /allocation_candidates (from 1.10), and resobj's explain route."""
+
+import collections
 
 from resobj.api import errors
 from resobj.api import microversion
@@ -183,10 +185,17 @@ def _format(version, candidates, requested):
     return {'allocation_requests': requests, 'provider_summaries': summaries}
 
 
-@microversion.available((1, 10))
-def list_allocation_candidates(req):
-    util.authorize(req, policies.LIST)
-    version = util.version(req)
+class CandidateQuery(collections.namedtuple(
+        'CandidateQuery', 'groups limit group_policy root_required '
+                          'root_forbidden same_subtree')):
+    """A parsed GET /allocation_candidates query string."""
+
+
+def parse(req, version):
+    """The query string of ``req`` at ``version``, checked: a CandidateQuery.
+
+    Raises the 400s placement answers for malformed requests.
+    """
     # As placement, a repeated limit or group_policy is its first value
     # (placement checks its last one only, and fails on a bad first
     # one; here every one must be valid).
@@ -206,11 +215,23 @@ def list_allocation_candidates(req):
             'more than one "resources{N}" parameter.')
     _check_subtree_suffixes(groups, subtrees)
     limit = int(params['limit']) if 'limit' in params else None
+    return CandidateQuery(groups, limit, policy, root_required,
+                          root_forbidden, subtrees)
+
+
+@microversion.available((1, 10))
+def list_allocation_candidates(req):
+    util.authorize(req, policies.LIST)
+    version = util.version(req)
+    asked = parse(req, version)
     try:
         candidates = ac_obj.AllocationCandidates.get_by_requests(
-            util.context(req), groups, limit=limit, group_policy=policy,
-            allow_nested=version >= (1, 29), root_required=root_required,
-            root_forbidden=root_forbidden, same_subtree=subtrees)
+            util.context(req), asked.groups, limit=asked.limit,
+            group_policy=asked.group_policy,
+            allow_nested=version >= (1, 29),
+            root_required=asked.root_required,
+            root_forbidden=asked.root_forbidden,
+            same_subtree=asked.same_subtree)
     except exception.ResourceProviderNotFound:
         # An unknown in_tree provider has no tree to search: placement
         # answers with no candidates, not an error.
@@ -218,5 +239,23 @@ def list_allocation_candidates(req):
     except (exception.ResourceClassNotFound, exception.TraitNotFound,
             exception.UnsupportedCandidateRequest) as exc:
         raise errors.bad_request(str(exc))
-    requested = set().union(*(g.resources for g in groups))
+    requested = set().union(*(g.resources for g in asked.groups))
     return util.respond(req, _format(version, candidates, requested))
+
+
+@microversion.available((1, 10))
+def explain_allocation_candidates(req):
+    """GET /resobj/allocation_candidates/explain: resobj's own route.
+
+    The query string of GET /allocation_candidates at the request's
+    microversion; the answer is AllocationCandidates.explain's, as
+    JSON (see doc/source/user/api.rst). A limit is parsed and ignored.
+    """
+    util.authorize(req, policies.LIST)
+    asked = parse(req, util.version(req))
+    found = ac_obj.AllocationCandidates.explain(
+        util.context(req), asked.groups, group_policy=asked.group_policy,
+        root_required=asked.root_required,
+        root_forbidden=asked.root_forbidden,
+        same_subtree=asked.same_subtree)
+    return util.respond(req, found.as_dict())
