@@ -10,7 +10,7 @@ part of the answer). Usage::
         --new http://127.0.0.1:8839 [--seed 29] [--trees 30] [--build]
 
 ``--build`` creates the cloud (each service's database must hold no
-providers of these names yet). Exits 1 if any answer differs, printing
+providers of these names yet); ``--build new`` in the new service only. Exits 1 if any answer differs, printing
 each difference. The cloud: ``--trees`` compute trees (root ``cnN``
 with DISK_GB, two NUMA cells ``cnN_numaK`` with VCPU and MEMORY_MB, a
 PCI function ``cnN_numaK_pfM`` under each cell with SRIOV_NET_VF and
@@ -278,13 +278,19 @@ def main(argv=None):
     parser.add_argument('--new', default='http://127.0.0.1:8839')
     parser.add_argument('--seed', type=int, default=29)
     parser.add_argument('--trees', type=int, default=30)
-    parser.add_argument('--build', action='store_true')
+    parser.add_argument('--build', nargs='?', const='both',
+                        choices=('both', 'new'),
+                        help='create the cloud first, in both services or '
+                             'in the new one only (to compare another '
+                             'resobj database with a reference built '
+                             'already)')
     parser.add_argument('--show', action='store_true',
                         help='print each answer (normalised)')
     args = parser.parse_args(argv)
     cloud = Cloud(args.seed, args.trees)
     if args.build:
-        for base in (args.ref, args.new):
+        for base in ((args.ref, args.new) if args.build == 'both'
+                     else (args.new,)):
             cloud.build(base)
     names = {rp_uuid(name): name for name, _parent in cloud.providers}
     failed = 0
