@@ -332,7 +332,8 @@ class Explanation:
     ``groups``: per request group, {'suffix', 'steps': [{'step',
     'passing'}] (cumulative for a group one provider takes whole; a
     spread group's classes are each counted after its filters),
-    'trees' (roots whose tree holds providers for the whole group),
+    'trees' (roots whose tree, or the sharing providers serving it,
+    holds providers for the whole group),
     'sharing' (sharing providers passing the group's filters),
     'first_empty', 'closest': [{'name', 'uuid', 'failed': [steps],
     'free': {class: capacity - used}}] (only for a group no provider

@@ -57,8 +57,8 @@ def _has_any(column, trait_ids):
         sql.RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
 
 
-def _filters(group, trait_ids, tree_root, root_required, root_forbidden):
-    """[(step name, condition on RP)] of a group, before capacity.
+def _filters(group, trait_ids, tree_root):
+    """[(step name, condition on RP)] of a group's provider filters.
 
     A group that may spread over a tree (the unsuffixed one) needs its
     required traits among the providers it uses, not on each: they are
@@ -85,6 +85,12 @@ def _filters(group, trait_ids, tree_root, root_required, root_forbidden):
         steps.append(('not member_of %s' % ', '.join(
             sorted(group['forbidden_aggs'])),
             ~sql.in_aggregates(group['forbidden_aggs'], not single)))
+    return steps
+
+
+def _root_steps(trait_ids, root_required, root_forbidden):
+    """[(step name, condition on RP)] of root_required, on the root."""
+    steps = []
     if root_required:
         steps.append(('root_required %s' % ', '.join(sorted(root_required)),
                       _has_traits(sql.RP.c.root_provider_id,
@@ -111,24 +117,56 @@ def _in_tree(root, *conditions):
                              *conditions)
 
 
-def _tree_condition(group, root, filters, rooms, trait_ids):
+def _served(root, sharing_ids, *conditions):
+    """EXISTS a sharing provider serving ``root``'s tree, meeting them.
+
+    A provider with the sharing trait serves the trees of the providers
+    in one of its aggregates.
+    """
+    if not sharing_ids:
+        return sa.false()
+    sharer_agg = sql.RP_AGG.alias('sharer_agg')
+    member_agg = sql.RP_AGG.alias('member_agg')
+    member = sql.RP.alias('member')
+    return sa.exists().select_from(
+        sql.RP.join(sharer_agg,
+                    sharer_agg.c.resource_provider_id == sql.RP.c.id)
+        .join(member_agg,
+              member_agg.c.aggregate_id == sharer_agg.c.aggregate_id)
+        .join(member, member.c.id == member_agg.c.resource_provider_id)
+    ).where(member.c.root_provider_id == root.c.id,
+            _has_any(sql.RP.c.id, sharing_ids), *conditions)
+
+
+def _somewhere(root, sharing_ids, *conditions):
+    """A provider of the tree, or a sharing provider serving it, meets
+    ``conditions``."""
+    return sa.or_(_in_tree(root, *conditions),
+                  _served(root, sharing_ids, *conditions))
+
+
+def _tree_condition(group, root, filters, rooms, trait_ids, sharing_ids):
     """``root``'s tree holds providers for the whole group.
 
     One provider for everything if the group keeps to one provider;
     otherwise, for each class a provider with room, and for each
-    required trait set a provider of the tree having one of them.
-    Sharing providers are not counted here (see the search's count).
+    required trait set a provider with room for one of the classes
+    having one of them. Sharing providers serving the tree count. The
+    root's traits (root_required) are tested on the root itself, by the
+    caller: ``filters`` are the provider filters only.
     """
     passing = [condition for _name, condition in filters]
     if group['use_same_provider'] or not rooms:
-        return _in_tree(root, *passing, *[c for _n, c in rooms])
-    conditions = [_in_tree(root, *passing, condition)
+        return _somewhere(root, sharing_ids, *passing,
+                          *[c for _n, c in rooms])
+    conditions = [_somewhere(root, sharing_ids, *passing, condition)
                   for _name, condition in rooms]
     # A required trait counts on a provider the group may use: one with
     # room for one of its classes.
     usable = sa.or_(*[condition for _name, condition in rooms])
     for _name, condition in _spread_traits(group, trait_ids):
-        conditions.append(_in_tree(root, *passing, usable, condition))
+        conditions.append(_somewhere(root, sharing_ids, *passing, usable,
+                                     condition))
     return sa.and_(*conditions)
 
 
@@ -273,18 +311,20 @@ def explain(context, groups, root_required=frozenset(),
 
     explained, every_tree = [], []
     for group in groups:
-        filters = _filters(group, trait_ids, trees.get(group['in_tree']),
-                           root_required, root_forbidden)
+        filters = _filters(group, trait_ids, trees.get(group['in_tree']))
+        rooted = filters + _root_steps(trait_ids, root_required,
+                                       root_forbidden)
         rooms = _rooms(group, rc_ids)
         # One provider takes a single-provider group whole: its rooms
         # are cumulative. A spread group's classes may come from
         # different providers: each room is counted after the filters
         # alone.
-        cumulative = filters + (rooms if group['use_same_provider'] else [])
+        cumulative = rooted + (rooms if group['use_same_provider'] else [])
 
         def tree_condition(root, group=group, filters=filters,
                            rooms=rooms):
-            return _tree_condition(group, root, filters, rooms, trait_ids)
+            return _tree_condition(group, root, filters, rooms, trait_ids,
+                                   sharing)
 
         counts, sharers = _count_steps(context, cumulative, sharing)
         steps = [{'step': 'providers', 'passing': counts[0]}] + [
@@ -298,7 +338,7 @@ def explain(context, groups, root_required=frozenset(),
                     (name, sa.and_(usable, condition)) for name, condition
                     in _spread_traits(group, trait_ids)]:
                 only, _none = _count_steps(context,
-                                           filters + [(name, condition)])
+                                           rooted + [(name, condition)])
                 steps.append({'step': name, 'passing': only[-1]})
         tree_count = _count_trees(context, root_filters, tree_condition)
         steps.append({'step': 'trees with providers for the group',
@@ -310,7 +350,7 @@ def explain(context, groups, root_required=frozenset(),
         if found['first_empty'] is not None and found['first_empty'] != \
                 'trees with providers for the group':
             found['closest'] = _closest(
-                context, filters + rooms + _spread_traits(group, trait_ids),
+                context, rooted + rooms + _spread_traits(group, trait_ids),
                 rc_ids, group, closest)
         explained.append(found)
     request_steps = [{'step': 'trees with providers for every group',

@@ -196,3 +196,16 @@ class TestExplain(SubtreeTestCase):
         found = self.explain(group(resources={'VCPU': 1},
                                    required_traits=[{'CUSTOM_NOPE'}]))
         self.assertEqual('known trait CUSTOM_NOPE', found.first_empty)
+
+    def test_trees_served_by_a_sharing_provider_count(self):
+        pool = self.make('pool', DISK_GB=1000)
+        pool.set_traits(['MISC_SHARES_VIA_AGGREGATE'])
+        pool.set_aggregates([base.AGG1])
+        self.flat.set_aggregates([base.AGG1])
+        found = self.explain(group('_D', resources={'DISK_GB': 500}))
+        steps = self.steps(found, '_D')
+        # Only the pool has room; it serves its own tree and flat's.
+        self.assertEqual(1, steps['capacity for DISK_GB:500'])
+        self.assertEqual(2, steps['trees with providers for the group'])
+        self.assertEqual(1, found.groups[0]['sharing'])
+        self.assertEqual((None, 1), (found.first_empty, found.candidates))
