@@ -139,8 +139,7 @@ def _served(root, sharing_ids, *conditions):
 
 
 def _somewhere(root, sharing_ids, *conditions):
-    """A provider of the tree, or a sharing provider serving it, meets
-    ``conditions``."""
+    """A provider of the tree, or a sharing one serving it, meets them."""
     return sa.or_(_in_tree(root, *conditions),
                   _served(root, sharing_ids, *conditions))
 
