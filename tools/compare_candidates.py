@@ -10,7 +10,8 @@ part of the answer). Usage::
         --new http://127.0.0.1:8839 [--seed 29] [--trees 30] [--build]
 
 ``--build`` creates the cloud (each service's database must hold no
-providers of these names yet); ``--build new`` in the new service only. Exits 1 if any answer differs, printing
+providers of these names yet); ``--build new`` in the new service
+only. Exits 1 if any answer differs, printing
 each difference. The cloud: ``--trees`` compute trees (root ``cnN``
 with DISK_GB, two NUMA cells ``cnN_numaK`` with VCPU and MEMORY_MB, a
 PCI function ``cnN_numaK_pfM`` under each cell with SRIOV_NET_VF and
