@@ -3,8 +3,9 @@
 For each request group, one statement counts the providers that pass
 each of its filters in turn (a SUM of CASE per step, cumulative: the
 tree, required and forbidden traits, aggregates, the root's traits,
-then room for each class), the trees that hold providers for the whole
-group, and the sharing providers that pass. One more counts the trees
+then room for each class) and the sharing providers passing them; one
+more the trees that hold providers for the whole group, themselves or
+through the sharing providers serving them. One more counts the trees
 that hold providers for every group. Then the search itself
 (``allocation_candidate.get_candidates``) counts the candidates, and,
 when that is none, again without ``same_subtree`` and ``group_policy``
