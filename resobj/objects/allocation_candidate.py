@@ -6,8 +6,8 @@ version and no change tracking. The search itself is set-based SQL in
 ``resobj.db.api.allocation_candidate``; this module checks the request,
 hands it over as plain values, and wraps the answer.
 
-What is supported (anything else raises UnsupportedCandidateRequest,
-never a guess):
+What is supported (every request of placement 1.39; a malformed one
+raises Invalid):
 
 * the unsuffixed group, served by one provider, by several providers of
   one tree, and/or by sharing providers (``MISC_SHARES_VIA_AGGREGATE``)
@@ -285,9 +285,10 @@ class AllocationCandidates:
         only) allocates nothing and must be named in a same_subtree.
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names,
-        ResourceProviderNotFound for an unknown ``in_tree``, Invalid for
-        a malformed request and UnsupportedCandidateRequest for what
-        this search does not do.
+        ResourceProviderNotFound for an unknown ``in_tree`` and Invalid
+        for a malformed request. (UnsupportedCandidateRequest, kept for
+        callers that catch it, is no longer raised: every request of
+        placement 1.39 is searched.)
         """
         specs, root_required, root_forbidden, same_subtree = _checked(
             groups, group_policy, root_required, root_forbidden,
