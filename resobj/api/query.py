@@ -88,9 +88,8 @@ def member_of(values, version):
             forbidden.update(uuids)
         else:
             required.append(set(uuids))
-    if forbidden & set().union(*required):
-        raise bad_value('An aggregate cannot be both required and '
-                        'forbidden in member_of.')
+    # An aggregate both required and forbidden is no error, as in
+    # placement: no provider passes both, and the answer is empty.
     return required, forbidden
 
 

@@ -65,6 +65,10 @@ ROUTES = [
         'DELETE': allocation.delete_allocations}),
     ('/allocation_candidates', {
         'GET': allocation_candidate.list_allocation_candidates}),
+    # resobj's own: why a request finds no candidates (placement has no
+    # /resobj routes, so no client of placement can reach it by chance).
+    ('/resobj/allocation_candidates/explain', {
+        'GET': allocation_candidate.explain_allocation_candidates}),
     ('/traits', {
         'GET': trait.list_traits}),
     ('/traits/{name}', {

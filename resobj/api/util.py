@@ -90,11 +90,12 @@ def _no_constant(name):
     raise ValueError('%s is not a JSON value' % name)
 
 
-def query(req, schema, repeatable=(), only_known=False):
+def query(req, schema, repeatable=(), only_known=False, first_of=()):
     """The query string as a dict, validated against ``schema``.
 
     A parameter given twice is a 400 unless it is in ``repeatable``,
-    whose values are always lists. With ``only_known``, parameters the
+    whose values are always lists, or in ``first_of``, whose first value
+    counts (each is validated). With ``only_known``, parameters the
     schema does not name are left out (for a caller that parses them).
     The application has checked the query string's text already (see
     :mod:`resobj.api.wellformed`).
@@ -107,6 +108,11 @@ def query(req, schema, repeatable=(), only_known=False):
         values = given.getall(key)
         if key in repeatable:
             params[key] = values
+        elif key in first_of:
+            for value in values[1:]:
+                validate(dict(params, **{key: value}), schema,
+                         'Invalid query string parameters:')
+            params[key] = values[0]
         elif len(values) > 1:
             raise errors.bad_request(
                 'Query parameter %s given %d times; it may appear once'

@@ -11,7 +11,11 @@ import sys
 from oslo_config import cfg
 from oslo_log import log as logging
 import prettytable
+import webob
 
+from resobj.api import errors as api_errors
+from resobj.api.handlers import allocation_candidate as ac_handler
+from resobj.api import microversion
 from resobj.cmd import options
 from resobj.conf import validate
 from resobj import context as resobj_context
@@ -22,6 +26,7 @@ from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
 from resobj import exception
+from resobj.objects import allocation_candidate as ac_obj
 from resobj.objects import fingerprint
 from resobj import version
 
@@ -112,6 +117,41 @@ def capacity(conf):
         print(json.dumps(report, indent=4, sort_keys=True))
     else:
         print(_format_capacity(report))
+
+
+def candidates_explain(conf):
+    """Why a GET /allocation_candidates query finds no (or few) candidates.
+
+    The query string as the API takes it at the newest microversion
+    (or --microversion); the same checks, the same 400 texts, here one
+    line on stderr.
+    """
+    if facade.database_missing(conf):
+        raise exception.DatabaseSchemaError(
+            reason='no database at %s; run "%s db sync"'
+            % (_display_url(conf), PROG))
+    try:
+        version = microversion.parse('placement %s'
+                                     % conf.category.microversion)
+    except (microversion.MalformedVersion,
+            microversion.UnacceptableVersion) as exc:
+        raise exception.Invalid(message='bad --microversion: %s' % exc)
+    request = webob.Request.blank(
+        '/allocation_candidates?' + conf.category.query.lstrip('?'))
+    try:
+        asked = ac_handler.parse(request, version)
+    except api_errors.HTTPError as exc:
+        raise exception.Invalid(message='bad query: %s' % exc.detail)
+    facade.configure(conf)
+    found = ac_obj.AllocationCandidates.explain(
+        resobj_context.get_admin_context(), asked.groups,
+        group_policy=asked.group_policy, root_required=asked.root_required,
+        root_forbidden=asked.root_forbidden,
+        same_subtree=asked.same_subtree, closest=conf.category.closest)
+    if conf.category.format == 'json':
+        print(json.dumps(found.as_dict(), indent=4, sort_keys=True))
+    else:
+        print('\n'.join(found.lines()))
 
 
 def _format_capacity(report):
@@ -208,6 +248,30 @@ def _add_parsers(subparsers):
     parser.add_argument('--format', choices=('table', 'json'),
                         default='table')
     parser.set_defaults(func=capacity)
+
+    candidates = subparsers.add_parser('candidates',
+                                       help='allocation candidates')
+    candidate_actions = candidates.add_subparsers(dest='action',
+                                                  metavar='ACTION')
+    candidate_actions.required = True
+    parser = candidate_actions.add_parser(
+        'explain',
+        help='where the providers of a candidate request drop out: counts '
+             'per request group and step, the first step nothing passes, '
+             'and the providers that came closest')
+    parser.add_argument(
+        'query', help="a GET /allocation_candidates query string, such as "
+                      "'resources=VCPU:2&required=HW_CPU_X86_AVX'")
+    parser.add_argument('--microversion', default='%d.%d'
+                        % microversion.MAX_VERSION,
+                        help='parse the query as at this placement '
+                             'microversion (default: the newest)')
+    parser.add_argument('--closest', type=int, default=3, metavar='N',
+                        help='name N providers that came closest, for a '
+                             'group no provider passes')
+    parser.add_argument('--format', choices=('text', 'json'),
+                        default='text')
+    parser.set_defaults(func=candidates_explain)
 
     objs = subparsers.add_parser('objects', help='versioned objects')
     obj_actions = objs.add_subparsers(dest='action', metavar='ACTION')

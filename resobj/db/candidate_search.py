@@ -37,8 +37,21 @@ class Search:
     """The candidate rows of one request, combined per anchor root."""
 
     def __init__(self, groups, rows, served, names, roots=None,
-                 homeless=frozenset()):
+                 homeless=frozenset(), bare=(), subtrees=()):
+        # The groups with resources (those of the rows, whose first
+        # column is an index into them), then the resourceless ones.
+        groups = list(groups) + [group for group, _found in bare]
         self.groups = groups
+        # {group index: {root id: [rp_id, ...]}} of resourceless groups:
+        # the providers that pass their traits and aggregates, per root.
+        first_bare = len(groups) - len(bare)
+        self.bare = {first_bare + n: found
+                     for n, (_group, found) in enumerate(bare)}
+        # Each same_subtree set as group indexes, and {rp_id: parent id}
+        # of the providers of the trees (see in_one_subtree), which the
+        # DB API fills in once the rows are read.
+        self.subtrees = [tuple(sorted(s)) for s in subtrees]
+        self.parent = {}
         self.served = served
         self.names = names
         self.roots = None if roots is None else set(roots)
@@ -117,6 +130,10 @@ class Search:
                 for anchor in anchors:
                     if anchor != root_id:
                         _add(by_anchor, anchor, rp_id)
+        for by_root in self.bare.values():
+            for root_id, providers in by_root.items():
+                for rp_id in providers:
+                    root[rp_id] = root_id
         self.required = [()] * len(groups)
         self.links = {}
 
@@ -140,11 +157,18 @@ class Search:
             for rc_id, _amount in amounts:
                 roots = self.options[index][rc_id].keys()
                 found = set(roots) if found is None else found & roots
+        for by_root in self.bare.values():
+            found = found & by_root.keys()
         # The roots that take the group alone are in no options.
         return sorted(found.union(self.alone) if self.alone else found)
 
     def parts(self, index, anchor):
         """Every way group ``index`` can be served from ``anchor``."""
+        if index in self.bare:
+            # A resourceless group: any of its providers in the tree,
+            # allocating nothing.
+            return [_Part((), (rp,))
+                    for rp in self.bare[index].get(anchor, ())]
         chosen = [by_anchor.get(anchor)
                   for by_anchor in self.option_lists[index]]
         if None in chosen:
@@ -203,13 +227,22 @@ class Search:
                           if group['use_same_provider']]
                 if len(set(single)) != len(single):
                     return None
+            if self.subtrees and not all(
+                    self.in_one_subtree({rp for index in subtree
+                                         for rp in parts[index].providers})
+                    for subtree in self.subtrees):
+                return None
             totals = collections.Counter()
+            shared = []
             for part in parts:
                 for rp, rc_id, amount in part.items:
+                    if (rp, rc_id) in totals:
+                        shared.append((rp, rc_id))
                     totals[rp, rc_id] += amount
             # Several groups on one (provider, class): each fitted alone,
             # so check the sum.
-            for (rp, rc_id), amount in totals.items():
+            for rp, rc_id in shared:
+                amount = totals[rp, rc_id]
                 figures = self.known[rp][self.names[rc_id]]
                 if figures['used'] + amount > figures['capacity'] or \
                         amount > self.max_unit[rp, rc_id]:
@@ -222,6 +255,25 @@ class Search:
                 return None
         return items, tuple((group['suffix'], part.providers)
                             for group, part in zip(self.groups, parts))
+
+    def in_one_subtree(self, providers):
+        """Whether one of ``providers`` is an ancestor of all the others.
+
+        Placement's ``same_subtree``: a provider counts as its own
+        ancestor, so one provider alone always passes.
+        """
+        if len(providers) == 1:
+            return True
+        parent = self.parent
+        for top in providers:
+            for rp in providers:
+                while rp is not None and rp != top:
+                    rp = parent.get(rp)
+                if rp is None:
+                    break
+            else:
+                return True
+        return False
 
     def request(self, items, mappings):
         """Record the roots a request (a :meth:`merge` result) uses.

@@ -787,6 +787,30 @@ def _of_trees(select, source, style):
         _in_ids(sql.RP.c.root_provider_id, 'roots', style))
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def resourceless_providers(request_shape):
+    """Rows (grp, rp_id, root_id) of resourceless groups' providers.
+
+    Every provider passing group ``grp``'s traits, aggregates and tree
+    (:func:`_group_clauses`; the values are those of :func:`params` for
+    the resourceless groups alone). Such a group asks for no capacity,
+    so an inventory is no condition.
+    """
+    selects = [
+        sa.select(sa.literal(i, sa.Integer).label('grp'), sql.RP.c.id,
+                  sql.RP.c.root_provider_id)
+        .where(*_group_clauses(i, group_shape))
+        for i, group_shape in enumerate(request_shape)]
+    return selects[0] if len(selects) == 1 else sa.union_all(*selects)
+
+
+@functools.lru_cache(maxsize=4)
+def tree_parents(style):
+    """Rows (id, parent id) of every provider of ``:roots``' trees."""
+    return _of_trees(sa.select(sql.RP.c.id, sql.RP.c.parent_provider_id),
+                     sql.RP, style)
+
+
 def summary_has_traits(style):
     """Whether :func:`summary_providers` gives the traits, in ``style``."""
     return style == 'array'

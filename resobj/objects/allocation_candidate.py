@@ -6,8 +6,8 @@ version and no change tracking. The search itself is set-based SQL in
 ``resobj.db.api.allocation_candidate``; this module checks the request,
 hands it over as plain values, and wraps the answer.
 
-What is supported (anything else raises UnsupportedCandidateRequest,
-never a guess):
+What is supported (every request of placement 1.39; a malformed one
+raises Invalid):
 
 * the unsuffixed group, served by one provider, by several providers of
   one tree, and/or by sharing providers (``MISC_SHARES_VIA_AGGREGATE``)
@@ -23,12 +23,15 @@ never a guess):
   must have or must not have (placement's ``root_required``), whichever
   providers of the tree serve the request; sharing providers serve
   such trees whatever their own root.
-
-Not supported: groups without resources (placement 1.35+ resourceless
-groups) and ``same_subtree``, which this API has no argument for.
+* suffixed groups without resources (placement 1.36's resourceless
+  groups: traits, aggregates and/or ``in_tree`` only), each named in a
+  ``same_subtree`` set; and ``same_subtree`` itself: in each set of
+  group suffixes, one provider of those the groups use is an ancestor
+  of (or is) all the others.
 """
 
 from resobj.db.api import allocation_candidate as ac_db
+from resobj.db.api import candidate_explain as explain_db
 from resobj import exception
 
 GROUP_POLICIES = (None, 'none', 'isolate')
@@ -80,10 +83,13 @@ class RequestGroup:
     def _as_spec(self):
         """The group as the DB API takes it, after checking it."""
         name = repr(self.suffix) if self.suffix else 'the unsuffixed group'
-        if not self.resources:
-            raise exception.UnsupportedCandidateRequest(
-                feature='%s asks for no resources (resourceless request '
-                        'groups)' % name)
+        if self._is_empty():
+            # Placement's resourceless groups (1.36) ask for traits,
+            # aggregates or a tree: a group asking for nothing at all
+            # would map any provider, which is no request.
+            raise exception.Invalid(
+                message='%s asks for nothing: no resources, traits, '
+                        'aggregates or tree' % name)
         for rc, amount in self.resources.items():
             if isinstance(amount, bool) or not isinstance(amount, int) or \
                     amount < 1:
@@ -102,6 +108,64 @@ class RequestGroup:
                 'forbidden_aggs': frozenset(self.forbidden_aggs),
                 'in_tree': self.in_tree,
                 'use_same_provider': bool(self.use_same_provider)}
+
+
+def _check_subtrees(specs, same_subtree):
+    """Invalid unless ``same_subtree`` names suffixed groups of ``specs``.
+
+    And every resourceless group is in one of its sets.
+    """
+    known = {spec['suffix'] for spec in specs}
+    named = set()
+    for suffixes in same_subtree:
+        if not suffixes or '' in suffixes:
+            raise exception.Invalid(
+                message='same_subtree names suffixed groups only: %r'
+                        % suffixes)
+        unknown = sorted(set(suffixes) - known)
+        if unknown:
+            raise exception.Invalid(
+                message='same_subtree names groups the request does not '
+                        'have: %s' % ', '.join(unknown))
+        named.update(suffixes)
+    unnamed = sorted(spec['suffix'] for spec in specs
+                     if not spec['resources'] and spec['suffix'] not in named)
+    if unnamed:
+        raise exception.Invalid(
+            message='Resourceless groups must be named in a same_subtree: '
+                    '%s' % ', '.join(unnamed))
+
+
+def _checked(groups, group_policy, root_required, root_forbidden,
+             same_subtree):
+    """(specs, root_required, root_forbidden, same_subtree), checked.
+
+    Invalid for a request the search cannot take (see get_by_requests).
+    """
+    if group_policy not in GROUP_POLICIES:
+        raise exception.Invalid(
+            message='group_policy must be none or isolate, not %r'
+                    % group_policy)
+    root_required = frozenset(root_required or ())
+    root_forbidden = frozenset(root_forbidden or ())
+    both = root_required & root_forbidden
+    if both:
+        raise exception.Invalid(
+            message='Traits both required and forbidden on the root: %s'
+                    % ', '.join(sorted(both)))
+    groups = list(groups)
+    suffixes = [group.suffix for group in groups]
+    if len(set(suffixes)) != len(suffixes):
+        raise exception.Invalid(
+            message='Request group suffixes repeat: %s' % suffixes)
+    specs = [group._as_spec() for group in groups
+             if group.suffix or not group._is_empty()]
+    if not any(spec['resources'] for spec in specs):
+        raise exception.Invalid(
+            message='An allocation candidate request needs resources')
+    same_subtree = [list(suffixes) for suffixes in same_subtree or ()]
+    _check_subtrees(specs, same_subtree)
+    return specs, root_required, root_forbidden, same_subtree
 
 
 class AllocationRequest:
@@ -202,7 +266,7 @@ class AllocationCandidates:
     @classmethod
     def get_by_requests(cls, context, groups, limit=None, group_policy=None,
                         allow_nested=True, root_required=None,
-                        root_forbidden=None):
+                        root_forbidden=None, same_subtree=None):
         """Candidates that satisfy every group of ``groups``.
 
         ``limit``: at most this many requests (the first ones in root
@@ -214,42 +278,102 @@ class AllocationCandidates:
         before 1.29). ``root_required`` / ``root_forbidden``: trait
         names the root provider of each request's (non-sharing) tree
         must have / must not have (placement's ``root_required``).
+        ``same_subtree``: a list of lists of group suffixes; in each, one
+        provider of those the groups use is an ancestor of (or is) all
+        the others (placement 1.36). A suffixed group without resources
+        (a resourceless group: traits, aggregates and/or ``in_tree``
+        only) allocates nothing and must be named in a same_subtree.
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names,
-        ResourceProviderNotFound for an unknown ``in_tree``, Invalid for
-        a malformed request and UnsupportedCandidateRequest for what
-        this search does not do.
+        ResourceProviderNotFound for an unknown ``in_tree`` and Invalid
+        for a malformed request. (UnsupportedCandidateRequest, kept for
+        callers that catch it, is no longer raised: every request of
+        placement 1.39 is searched.)
         """
-        if group_policy not in GROUP_POLICIES:
-            raise exception.Invalid(
-                message='group_policy must be none or isolate, not %r'
-                        % group_policy)
+        specs, root_required, root_forbidden, same_subtree = _checked(
+            groups, group_policy, root_required, root_forbidden,
+            same_subtree)
         if limit is not None and (isinstance(limit, bool) or
                                   not isinstance(limit, int) or limit < 1):
             raise exception.Invalid(
                 message='limit must be a positive integer, not %r' % limit)
-        root_required = frozenset(root_required or ())
-        root_forbidden = frozenset(root_forbidden or ())
-        both = root_required & root_forbidden
-        if both:
-            raise exception.Invalid(
-                message='Traits both required and forbidden on the root: %s'
-                        % ', '.join(sorted(both)))
-        groups = list(groups)
-        suffixes = [group.suffix for group in groups]
-        if len(set(suffixes)) != len(suffixes):
-            raise exception.Invalid(
-                message='Request group suffixes repeat: %s' % suffixes)
-        specs = [group._as_spec() for group in groups
-                 if group.suffix or not group._is_empty()]
-        if not specs:
-            raise exception.Invalid(
-                message='An allocation candidate request needs resources')
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
                                      allow_nested=allow_nested,
                                      root_required=root_required,
-                                     root_forbidden=root_forbidden)
+                                     root_forbidden=root_forbidden,
+                                     same_subtree=same_subtree)
         # The DB API's lists and dicts are used as they are: copying
         # thousands of small containers costs more than the search.
         return cls(found['allocation_requests'], found['provider_summaries'])
+
+    @classmethod
+    def explain(cls, context, groups, group_policy=None, root_required=None,
+                root_forbidden=None, same_subtree=None, closest=3):
+        """Where the providers drop out for this request: an Explanation.
+
+        The arguments are those of :meth:`get_by_requests` (a limit
+        does not change why candidates are missing); ``closest``: how
+        many providers to name for a group no provider passes. Unknown
+        class, trait and in_tree names are reported as steps nothing
+        passes, not raised. Raises Invalid as get_by_requests does.
+        """
+        specs, root_required, root_forbidden, same_subtree = _checked(
+            groups, group_policy, root_required, root_forbidden,
+            same_subtree)
+        return Explanation(explain_db.explain(
+            context, specs, root_required=root_required,
+            root_forbidden=root_forbidden, same_subtree=same_subtree,
+            group_policy=group_policy, closest=closest))
+
+
+class Explanation:
+    """Why a request has no (or few) candidates, as counts per step.
+
+    ``groups``: per request group, {'suffix', 'steps': [{'step',
+    'passing'}] (cumulative for a group one provider takes whole; a
+    spread group's classes are each counted after its filters),
+    'trees' (roots whose tree, or the sharing providers serving it,
+    holds providers for the whole group),
+    'sharing' (sharing providers passing the group's filters),
+    'first_empty', 'closest': [{'name', 'uuid', 'failed': [steps],
+    'free': {class: capacity - used}}] (only for a group no provider
+    passes)}. ``steps``: the request's own steps, from the trees that
+    hold every group to the candidates. ``first_empty``: the first step
+    nothing passes, or None. ``candidates``: how many the search finds.
+    """
+
+    __slots__ = ('groups', 'steps', 'first_empty', 'candidates')
+
+    def __init__(self, found):
+        self.groups = found['groups']
+        self.steps = found['steps']
+        self.first_empty = found['first_empty']
+        self.candidates = found['candidates']
+
+    def as_dict(self):
+        return {'groups': self.groups, 'steps': self.steps,
+                'first_empty': self.first_empty,
+                'candidates': self.candidates}
+
+    def lines(self):
+        """The explanation as text lines, for a terminal."""
+        lines = []
+        for group in self.groups:
+            lines.append('group %s:' % (group['suffix'] or '(unsuffixed)'))
+            lines += ['  %8d  %s' % (step['passing'], step['step'])
+                      for step in group['steps']]
+            if group['sharing']:
+                lines.append('  %8d  sharing providers passing the filters'
+                             % group['sharing'])
+            for rp in group['closest']:
+                free = ', '.join('%s %d free' % item
+                                 for item in sorted(rp['free'].items()))
+                lines.append('  closest: %s (%s) fails %s%s' % (
+                    rp['name'], rp['uuid'], '; '.join(rp['failed']),
+                    '; ' + free if free else ''))
+        lines.append('request:')
+        lines += ['  %8d  %s' % (step['passing'], step['step'])
+                  for step in self.steps]
+        lines.append('first empty step: %s' % (self.first_empty or 'none'))
+        return lines

@@ -1,4 +1,6 @@
-"""GET /allocation_candidates (from 1.10)."""
+"""GET /allocation_candidates (from 1.10), and resobj's explain route."""
+
+import collections
 
 from resobj.api import errors
 from resobj.api import microversion
@@ -9,6 +11,12 @@ from resobj.api.schemas import common
 from resobj.api import util
 from resobj import exception
 from resobj.objects import allocation_candidate as ac_obj
+
+
+# Parameters whose repetition placement answers with the first value
+# (limit, group_policy) or the last one (the group parameters below).
+_FIRST_VALUE_ONLY = ('limit', 'group_policy')
+_LAST_VALUE_ONLY = ('resources', 'in_tree')
 
 
 def _split(key, version):
@@ -43,10 +51,12 @@ def _groups(req, version):
                 % (key, version))
         name, suffix = split
         values = req.GET.getall(key)
-        if len(values) > 1 and name != 'member_of' and name != 'required':
-            raise errors.bad_request(
-                'Query parameter %s given %d times; it may appear once'
-                % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
+        if name in _LAST_VALUE_ONLY or (name == 'required' and
+                                        version < (1, 39)):
+            # As placement: a repeated resources or in_tree parameter
+            # (and required, before 1.39 made them all count) is
+            # its last value.
+            values = values[-1:]
         groups.setdefault(suffix, {})[name] = values
     if len(groups) > schema.MAX_GROUPS:
         raise errors.bad_request(
@@ -58,11 +68,6 @@ def _groups(req, version):
         if 'resources' in params:
             group.resources = query.resources(params['resources'][0])
         if 'required' in params:
-            if len(params['required']) > 1 and version < (1, 39) and \
-                    suffix == '':
-                raise errors.bad_request(
-                    'required may be given only once before 1.39.',
-                    errors.QUERY_DUPLICATE_KEY)
             group.required_traits, group.forbidden_traits = \
                 query.required(params['required'], version)
         if 'member_of' in params:
@@ -70,7 +75,9 @@ def _groups(req, version):
                 params['member_of'], version)
         if 'in_tree' in params:
             group.in_tree = query.uuid(params['in_tree'][0], 'in_tree')
-        if suffix and 'resources' not in params:
+        if suffix and 'resources' not in params and version < (1, 36):
+            # From 1.36 a resourceless group is checked against
+            # same_subtree (see _check_resourceless).
             raise errors.bad_request(
                 'All request groups need resources: resources%s is missing.'
                 % suffix)
@@ -79,7 +86,48 @@ def _groups(req, version):
         raise errors.bad_request(
             'Invalid query string parameters: the resources parameter is '
             'required.', errors.QUERY_MISSING_VALUE)
+    if not any(group.resources for group in result):
+        raise errors.bad_request(
+            'There must be at least one resources or resources[$S] '
+            'parameter.', errors.QUERY_MISSING_VALUE)
     return result
+
+
+def _same_subtree(values):
+    """same_subtree=_A,_B (repeatable) -> [['_A', '_B'], ...]."""
+    subtrees = [value.split(',') for value in values]
+    if any('' in suffixes for suffixes in subtrees):
+        raise query.bad_value(
+            'Empty string (unsuffixed group) can not be specified in '
+            '`same_subtree` ')
+    return subtrees
+
+
+def _check_resourceless(groups, subtrees):
+    """400 for a resourceless group no same_subtree names (1.36+)."""
+    named = set().union(*subtrees)
+    orphans = sorted(g.suffix for g in groups
+                     if g.suffix and not g.resources and
+                     g.suffix not in named)
+    if orphans:
+        raise query.bad_value(
+            'Resourceless suffixed group request should be specified in '
+            '`same_subtree` query param: bad group(s) - %s.' % orphans)
+
+
+def _check_subtree_suffixes(groups, subtrees):
+    """400 for a same_subtree suffix that names no group."""
+    known = sorted(g.suffix for g in groups)
+    # Every suffix of the request is known, also the unsuffixed group's
+    # (''), as placement lists them.
+    if '' not in known:
+        known.insert(0, '')
+    for suffixes in subtrees:
+        unknown = [suffix for suffix in suffixes if suffix not in known]
+        if unknown:
+            raise query.bad_value(
+                'Real suffixes should be specified in `same_subtree`: '
+                '%s not found in %s.' % (unknown, known))
 
 
 def _format(version, candidates, requested):
@@ -137,31 +185,53 @@ def _format(version, candidates, requested):
     return {'allocation_requests': requests, 'provider_summaries': summaries}
 
 
-@microversion.available((1, 10))
-def list_allocation_candidates(req):
-    util.authorize(req, policies.LIST)
-    version = util.version(req)
+class CandidateQuery(collections.namedtuple(
+        'CandidateQuery', 'groups limit group_policy root_required '
+                          'root_forbidden same_subtree')):
+    """A parsed GET /allocation_candidates query string."""
+
+
+def parse(req, version):
+    """The query string of ``req`` at ``version``, checked: a CandidateQuery.
+
+    Raises the 400s placement answers for malformed requests.
+    """
+    # As placement, a repeated limit or group_policy is its first value
+    # (placement checks its last one only, and fails on a bad first
+    # one; here every one must be valid).
     params = util.query(req, common.for_version(schema.query, version),
-                        repeatable=('same_subtree',), only_known=True)
-    if 'same_subtree' in params:
-        raise errors.bad_request(
-            'same_subtree is not supported by this service yet; the request '
-            'was not evaluated.')
+                        repeatable=('same_subtree',), only_known=True,
+                        first_of=_FIRST_VALUE_ONLY)
+    subtrees = _same_subtree(params.get('same_subtree', ()))
     root_required, root_forbidden = query.root_required(
         params['root_required']) if 'root_required' in params else ((), ())
     groups = _groups(req, version)
+    _check_resourceless(groups, subtrees)
     suffixed = [g for g in groups if g.suffix]
     policy = params.get('group_policy')
     if len(suffixed) > 1 and policy is None:
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
+    _check_subtree_suffixes(groups, subtrees)
     limit = int(params['limit']) if 'limit' in params else None
+    return CandidateQuery(groups, limit, policy, root_required,
+                          root_forbidden, subtrees)
+
+
+@microversion.available((1, 10))
+def list_allocation_candidates(req):
+    util.authorize(req, policies.LIST)
+    version = util.version(req)
+    asked = parse(req, version)
     try:
         candidates = ac_obj.AllocationCandidates.get_by_requests(
-            util.context(req), groups, limit=limit, group_policy=policy,
-            allow_nested=version >= (1, 29), root_required=root_required,
-            root_forbidden=root_forbidden)
+            util.context(req), asked.groups, limit=asked.limit,
+            group_policy=asked.group_policy,
+            allow_nested=version >= (1, 29),
+            root_required=asked.root_required,
+            root_forbidden=asked.root_forbidden,
+            same_subtree=asked.same_subtree)
     except exception.ResourceProviderNotFound:
         # An unknown in_tree provider has no tree to search: placement
         # answers with no candidates, not an error.
@@ -169,5 +239,23 @@ def list_allocation_candidates(req):
     except (exception.ResourceClassNotFound, exception.TraitNotFound,
             exception.UnsupportedCandidateRequest) as exc:
         raise errors.bad_request(str(exc))
-    requested = set().union(*(g.resources for g in groups))
+    requested = set().union(*(g.resources for g in asked.groups))
     return util.respond(req, _format(version, candidates, requested))
+
+
+@microversion.available((1, 10))
+def explain_allocation_candidates(req):
+    """GET /resobj/allocation_candidates/explain: resobj's own route.
+
+    The query string of GET /allocation_candidates at the request's
+    microversion; the answer is AllocationCandidates.explain's, as
+    JSON (see doc/source/user/api.rst). A limit is parsed and ignored.
+    """
+    util.authorize(req, policies.LIST)
+    asked = parse(req, util.version(req))
+    found = ac_obj.AllocationCandidates.explain(
+        util.context(req), asked.groups, group_policy=asked.group_policy,
+        root_required=asked.root_required,
+        root_forbidden=asked.root_forbidden,
+        same_subtree=asked.same_subtree)
+    return util.respond(req, found.as_dict())

@@ -312,10 +312,17 @@ class _Request:
     """One request's groups, values and shared facts."""
 
     __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
-                 'params', 'dialect', 'blind', 'root_filter', 'anchored')
+                 'params', 'dialect', 'blind', 'root_filter', 'anchored',
+                 'bare', 'subtrees')
 
     def __init__(self, context, groups, trait_ids, tree_roots, names,
-                 served, root_required=(), root_forbidden=()):
+                 served, root_required=(), root_forbidden=(), bare=(),
+                 subtrees=()):
+        # ``groups``: those with resources; ``bare``: see _resourceless;
+        # ``subtrees``: each same_subtree set as indexes into groups
+        # then bare (the order of candidate_search.Search's groups).
+        self.bare = bare
+        self.subtrees = subtrees
         self.dialect = context.session.get_bind().dialect.name
         # SQLite's planner has no statistics: see candidate_sql._with_room.
         self.blind = self.dialect == 'sqlite'
@@ -358,12 +365,42 @@ def _served_passing(context, request, roots):
             frozenset(served).difference(passing))
 
 
+def _resourceless(context, groups, trait_ids, tree_roots):
+    """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
+
+    One statement (``candidate_sql.resourceless_providers``) for all.
+    """
+    if not groups:
+        return []
+    found = [collections.defaultdict(list) for _group in groups]
+    for index, rp_id, root_id in utils.execute(
+            context, csql.resourceless_providers(csql.shape(groups)),
+            csql.params(groups, trait_ids, tree_roots)):
+        found[index][root_id].append(rp_id)
+    return [(group, {root: sorted(ids) for root, ids in by_root.items()})
+            for group, by_root in zip(groups, found)]
+
+
+def _tree_parents(context, root_ids):
+    """{rp_id: parent id} of every provider of the trees of ``root_ids``."""
+    if not root_ids:
+        return {}
+    style, roots = _id_set(context, root_ids)
+    return dict(utils.execute(context, csql.tree_parents(style),
+                              {'roots': roots}).all())
+
+
 def _search(context, request, roots=None, window=None):
     """A Search over the candidate rows (see :func:`_rows_statement`)."""
     served, homeless = _served_passing(context, request, roots)
     search = candidate_search.Search(
         request.groups, _candidate_rows(context, request, roots, window),
-        served, request.names, roots, homeless)
+        served, request.names, roots, homeless, request.bare,
+        request.subtrees)
+    if request.subtrees:
+        # The trees of the roots that may anchor a request: the roots of
+        # the resourceless groups' providers are among them.
+        search.parent = _tree_parents(context, set(search.anchors()))
     spread_traits = {request.trait_ids[name] for g in request.groups
                      if not g['use_same_provider']
                      for any_of in g['required_traits'] for name in any_of}
@@ -391,7 +428,7 @@ def _window_search(context, request, after, count):
 @facade.reader
 def get_candidates(context, groups, limit=None, group_policy=None,
                    allow_nested=True, root_required=frozenset(),
-                   root_forbidden=frozenset()):
+                   root_forbidden=frozenset(), same_subtree=()):
     """Allocation requests that satisfy every group, and their summaries.
 
     ``groups``: dicts with ``suffix``, ``resources`` ({class name:
@@ -409,6 +446,11 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     ``root_required`` / ``root_forbidden``: trait names the root of each
     request's (non-sharing) tree must have / must not have; sharing
     providers serve such trees whatever their own root.
+    A group with no ``resources`` (a resourceless group, suffixed)
+    allocates nothing: one provider of the tree that passes its traits,
+    aggregates and ``in_tree`` is mapped to it. ``same_subtree``: sets
+    of group suffixes; in each set, one of the providers the groups use
+    is an ancestor of (or is) every other (placement 1.36).
 
     Returns {'allocation_requests': [({rp_uuid: {class: amount}},
     {suffix: [rp_uuid]})], 'provider_summaries':
@@ -428,10 +470,20 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
                                   in g['resources'].items()})
               for g in groups]
+    # The groups with resources first (the candidate rows' groups), then
+    # the resourceless ones.
+    groups = ([g for g in groups if g['resources']] +
+              [g for g in groups if not g['resources']])
+    resourced = [g for g in groups if g['resources']]
+    index = {g['suffix']: n for n, g in enumerate(groups)}
     request = _Request(
-        context, groups, trait_ids, tree_roots,
+        context, resourced, trait_ids, tree_roots,
         {rc_id: name for name, rc_id in rc_ids.items()}, served,
-        root_required, root_forbidden)
+        root_required, root_forbidden,
+        _resourceless(context, groups[len(resourced):], trait_ids,
+                      tree_roots),
+        [frozenset(index[suffix] for suffix in suffixes)
+         for suffixes in same_subtree])
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is not None and limit > csql.MAX_LIMIT:
@@ -464,7 +516,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         return {'allocation_requests': [], 'provider_summaries': {}}
     summaries, uuids = _summaries(context, used_roots, known, lone)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
-                        in groups[0]['rc_amounts'].items()))
+                        in resourced[0]['rc_amounts'].items()))
     found = _as_returned(found, uuids, request.names, whole)
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers

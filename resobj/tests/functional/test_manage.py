@@ -290,3 +290,37 @@ class TestManageCapacity(ManageTestBase):
         self.assertEqual(('pool', True), (pool['name'], pool['sharing']))
         self.assertEqual(sorted(p['uuid'] for p in report['providers'][:2]),
                          pool['shares_with'])
+
+    def test_candidates_explain(self):
+        ctx = self._synced()
+        # Two nodes with 8 VCPU (class id 0) each.
+        for name in ('node-a', 'node-b'):
+            fx.inventory(ctx, fx.provider(ctx, name), 0, total=8)
+        code, out, err = self._again('candidates', 'explain',
+                                     'resources=VCPU:9')
+        self.assertEqual(0, code, err)
+        lines = out.splitlines()
+        self.assertEqual(['group (unsuffixed):',
+                          '         2  providers',
+                          '         0  capacity for VCPU:9'], lines[:3])
+        self.assertIn('  closest: node-a (', out)
+        self.assertEqual('first empty step: unsuffixed group: capacity for '
+                         'VCPU:9', lines[-1])
+        code, out, err = self._again('candidates', 'explain', '--format',
+                                     'json', 'resources=VCPU:8')
+        self.assertEqual(0, code, err)
+        found = json.loads(out)
+        self.assertEqual((None, 2), (found['first_empty'],
+                                     found['candidates']))
+
+    def test_candidates_explain_bad_query(self):
+        self._synced()
+        self.assert_one_line_error(
+            self._again('candidates', 'explain', 'resources=VCPU:x'),
+            'bad query', 'positive integer')
+        self.assert_one_line_error(
+            self._again('candidates', 'explain', 'resources=VCPU:1'
+                        '&required_X=CUSTOM_A'), "bad group(s) - ['_X']")
+        self.assert_one_line_error(
+            self._again('candidates', 'explain', '--microversion', '2.0',
+                        'resources=VCPU:1'), 'bad --microversion')

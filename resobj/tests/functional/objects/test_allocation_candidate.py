@@ -192,11 +192,20 @@ class TestSingleProvider(CandidateTestCase):
     def test_malformed_and_unsupported_requests_raise(self):
         self.make('cn', VCPU=4)
         vcpu = group(resources={'VCPU': 1})
-        unsupported = self.assertRaises(
-            exception.UnsupportedCandidateRequest, self.get, vcpu,
+        # A resourceless group outside any same_subtree, or a same_subtree
+        # naming no group of the request or the unsuffixed group.
+        orphan = self.assertRaises(
+            exception.Invalid, self.get, vcpu,
             group('_X', required_traits=[{AVX2}]))
-        self.assertIn('resourceless', str(unsupported))
-        self.assertIsInstance(unsupported, exception.Invalid)
+        self.assertIn('_X', str(orphan))
+        for subtrees in ([['_Y']], [['', '_X']], [[]]):
+            self.assertRaises(exception.Invalid, self.get, vcpu,
+                              group('_X', required_traits=[{AVX2}]),
+                              same_subtree=subtrees)
+        # Only resourceless groups: nothing to allocate.
+        self.assertRaises(exception.Invalid, self.get,
+                          group('_X', required_traits=[{AVX2}]),
+                          same_subtree=[['_X']])
         for bad in ({'limit': 0}, {'limit': 'all'},
                     {'group_policy': 'spread'}):
             self.assertRaises(exception.Invalid, self.get, vcpu, **bad)

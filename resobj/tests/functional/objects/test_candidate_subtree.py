@@ -1,0 +1,211 @@
+"""same_subtree, resourceless groups and explain(), on every backend.
+
+One compute tree (root, two NUMA cells, a VF under each, an agent with a
+bandwidth device) and a flat node; expected values derived by hand from
+that data, as in the gabbit allocation-candidate-subtree.yaml.
+"""
+
+from resobj import objects
+from resobj.objects import allocation_candidate as ac_obj
+from resobj.tests.functional.objects import test_allocation_candidate as base
+
+NUMA, PHYS_A, PHYS_B = 'HW_NUMA_ROOT', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B'
+AGENT = 'CUSTOM_AGENT_SRIOV'
+group = base.group
+
+
+class SubtreeTestCase(base.CandidateTestCase):
+
+    def setUp(self):
+        super().setUp()
+        for trait in (PHYS_A, PHYS_B, AGENT):
+            objects.Trait(self.context, name=trait).create()
+        self.cn = self.make('cn', DISK_GB=100)
+        self.numa0 = self.make('numa0', self.cn, VCPU=4)
+        self.numa1 = self.make('numa1', self.cn, VCPU=4)
+        self.pf0 = self.make('pf0', self.numa0, SRIOV_NET_VF=4)
+        self.pf1 = self.make('pf1', self.numa1, SRIOV_NET_VF=2)
+        self.agent = self.make('agent', self.cn)
+        self.bw = self.make('bw', self.agent, NET_BW_EGR_KILOBIT_PER_SEC=1000)
+        self.flat = self.make('flat', VCPU=8, SRIOV_NET_VF=8, DISK_GB=10)
+        for provider, traits in ((self.numa0, [NUMA]), (self.numa1, [NUMA]),
+                                 (self.pf0, [PHYS_A]), (self.pf1, [PHYS_B]),
+                                 (self.agent, [AGENT]), (self.bw, [PHYS_A]),
+                                 (self.flat, [PHYS_A])):
+            provider.set_traits(traits)
+
+    def mappings(self, *groups, **kwargs):
+        """Each request's mappings, {suffix: provider name}."""
+        return [{suffix: self.names[rps[0]]
+                 for suffix, rps in request.mappings.items()}
+                for request in self.get(*groups, **kwargs)
+                .allocation_requests]
+
+
+class TestSameSubtree(SubtreeTestCase):
+
+    def numa_vf(self, **kwargs):
+        return self.mappings(
+            group('_CPU', resources={'VCPU': 1}),
+            group('_VF', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_A}]),
+            group('_NUMA', required_traits=[{NUMA}]),
+            same_subtree=[['_NUMA', '_CPU', '_VF']], **kwargs)
+
+    def test_cpu_and_vf_under_one_cell(self):
+        # pf0 is the only PHYSNET_A VF of cn: numa0 for _NUMA and _CPU;
+        # the flat node has no HW_NUMA_ROOT provider.
+        self.assertEqual(
+            [{'_CPU': 'numa0', '_VF': 'pf0', '_NUMA': 'numa0'}],
+            self.numa_vf(group_policy='none'))
+
+    def test_isolate_counts_the_resourceless_group(self):
+        self.assertEqual([], self.numa_vf(group_policy='isolate'))
+
+    def test_resourceless_group_allocates_nothing(self):
+        found = self.get(
+            group(resources={'VCPU': 1}),
+            group('_AG', required_traits=[{AGENT}]),
+            group('_BW', resources={'NET_BW_EGR_KILOBIT_PER_SEC': 100}),
+            same_subtree=[['_AG', '_BW']], group_policy='none')
+        self.assertEqual(
+            [{'': 'numa0', '_AG': 'agent', '_BW': 'bw'},
+             {'': 'numa1', '_AG': 'agent', '_BW': 'bw'}],
+            [{s: self.names[rps[0]] for s, rps in r.mappings.items()}
+             for r in found.allocation_requests])
+        for request in found.allocation_requests:
+            self.assertNotIn(self.agent.uuid, request.allocations)
+        # The whole tree is summarised, the agent too.
+        self.assertIn(self.agent.uuid, found.provider_summaries)
+
+    def test_overlapping_sets(self):
+        # _N above _V, and _C above _V (or _V above _C): _C is pf0's cell.
+        self.assertEqual(
+            [{'_V': 'pf0', '_C': 'numa0', '_N': 'numa0'}],
+            self.mappings(
+                group('_V', resources={'SRIOV_NET_VF': 1},
+                      required_traits=[{PHYS_A}]),
+                group('_C', resources={'VCPU': 1}),
+                group('_N', required_traits=[{NUMA}]),
+                same_subtree=[['_N', '_V'], ['_V', '_C']],
+                group_policy='none'))
+
+    def test_no_cell_above_both_vfs(self):
+        self.assertEqual([], self.mappings(
+            group('_A', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_A}]),
+            group('_B', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_B}]),
+            group('_N', required_traits=[{NUMA}]),
+            same_subtree=[['_N', '_A', '_B']], group_policy='none'))
+
+    def test_limit_keeps_the_first_requests(self):
+        groups = (group('_V', resources={'SRIOV_NET_VF': 1}),
+                  group('_C', resources={'VCPU': 1}))
+        everything = self.mappings(*groups, same_subtree=[['_C', '_V']],
+                                   group_policy='none')
+        # cn: numa0 above pf0, numa1 above pf1; flat: itself.
+        self.assertEqual(
+            [{'_V': 'pf0', '_C': 'numa0'}, {'_V': 'pf1', '_C': 'numa1'},
+             {'_V': 'flat', '_C': 'flat'}],
+            everything)
+        for limit in (1, 2, 3):
+            self.assertEqual(everything[:limit], self.mappings(
+                *groups, same_subtree=[['_C', '_V']], group_policy='none',
+                limit=limit))
+
+
+class TestExplain(SubtreeTestCase):
+
+    def explain(self, *groups, **kwargs):
+        return ac_obj.AllocationCandidates.explain(self.context, groups,
+                                                   **kwargs)
+
+    def steps(self, found, suffix):
+        for explained in found.groups:
+            if explained['suffix'] == suffix:
+                return {s['step']: s['passing'] for s in explained['steps']}
+        raise AssertionError('no group %r' % suffix)
+
+    def test_counts_per_step_and_the_first_empty(self):
+        found = self.explain(group('_V', resources={'SRIOV_NET_VF': 5},
+                                   required_traits=[{PHYS_A}]))
+        self.assertEqual(
+            # 8 providers; PHYSNET_A: pf0, bw, flat; 5 VFs: flat only.
+            {'providers': 8, 'required CUSTOM_PHYSNET_A': 3,
+             'capacity for SRIOV_NET_VF:5': 1,
+             'trees with providers for the group': 1},
+            self.steps(found, '_V'))
+        self.assertIsNone(found.first_empty)
+        self.assertEqual(1, found.candidates)
+
+    def test_the_closest_providers_are_named(self):
+        found = self.explain(group('_V', resources={'SRIOV_NET_VF': 9},
+                                   required_traits=[{PHYS_A}]))
+        self.assertEqual('_V: capacity for SRIOV_NET_VF:9', found.first_empty)
+        self.assertEqual(0, found.candidates)
+        closest = found.groups[0]['closest']
+        # Both have the trait and too few VFs: flat (8 free) and pf0 (4),
+        # by id; bw has no VF inventory at all, so comes after them.
+        self.assertEqual(['pf0', 'flat', 'bw'],
+                         [rp['name'] for rp in closest])
+        self.assertEqual(['capacity for SRIOV_NET_VF:9'], closest[0]['failed'])
+        self.assertEqual({'SRIOV_NET_VF': 4}, closest[0]['free'])
+        self.assertEqual({}, closest[2]['free'])
+        text = '\n'.join(found.lines())
+        self.assertIn('first empty step: _V: capacity for SRIOV_NET_VF:9',
+                      text)
+        self.assertIn('closest: pf0', text)
+
+    def test_spread_group_traits_on_providers_used(self):
+        # The root has DISK_GB; no provider with DISK_GB or VCPU room has
+        # PHYSNET_B (pf1 has it, with VFs only).
+        found = self.explain(group(resources={'VCPU': 1, 'DISK_GB': 10},
+                                   required_traits=[{PHYS_B}]))
+        steps = self.steps(found, '')
+        self.assertEqual(
+            0, steps['required CUSTOM_PHYSNET_B (on one of the providers '
+                     'used)'])
+        self.assertEqual(2, steps['capacity for DISK_GB:10'])
+        self.assertEqual(3, steps['capacity for VCPU:1'])
+        self.assertEqual(0, found.candidates)
+
+    def test_same_subtree_and_isolate_are_told_apart(self):
+        found = self.explain(
+            group('_CPU', resources={'VCPU': 1}),
+            group('_VF', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_A}]),
+            group('_NUMA', required_traits=[{NUMA}]),
+            same_subtree=[['_NUMA', '_CPU', '_VF']], group_policy='isolate')
+        self.assertEqual(
+            [{'step': 'trees with providers for every group', 'passing': 1},
+             # cn: _CPU on either cell, _VF pf0, _NUMA either cell (but
+             # not _CPU's when isolated: 2); flat: no NUMA provider.
+             {'step': 'candidates without same_subtree and group_policy',
+              'passing': 4},
+             {'step': 'candidates with group_policy=isolate',
+              'passing': 2},
+             {'step': 'candidates', 'passing': 0}],
+            found.steps)
+        self.assertEqual('candidates', found.first_empty)
+
+    def test_unknown_names_are_steps(self):
+        found = self.explain(group(resources={'CUSTOM_NOPE': 1}))
+        self.assertEqual('known resource class CUSTOM_NOPE',
+                         found.first_empty)
+        found = self.explain(group(resources={'VCPU': 1},
+                                   required_traits=[{'CUSTOM_NOPE'}]))
+        self.assertEqual('known trait CUSTOM_NOPE', found.first_empty)
+
+    def test_trees_served_by_a_sharing_provider_count(self):
+        pool = self.make('pool', DISK_GB=1000)
+        pool.set_traits(['MISC_SHARES_VIA_AGGREGATE'])
+        pool.set_aggregates([base.AGG1])
+        self.flat.set_aggregates([base.AGG1])
+        found = self.explain(group('_D', resources={'DISK_GB': 500}))
+        steps = self.steps(found, '_D')
+        # Only the pool has room; it serves its own tree and flat's.
+        self.assertEqual(1, steps['capacity for DISK_GB:500'])
+        self.assertEqual(2, steps['trees with providers for the group'])
+        self.assertEqual(1, found.groups[0]['sharing'])
+        self.assertEqual((None, 1), (found.first_empty, found.candidates))
