@@ -1,8 +1,12 @@
 """Authorisation: oslo.policy with placement's rule names and defaults.
 
-The defaults (``policies/``) let an admin or a service do everything and
-a project's reader read its own ``/usages``; an operator's policy file
-(``[oslo_policy] policy_file``) overrides any of them.
+The defaults (``policies/``) are placement's secure-RBAC rules: an admin
+or a service does everything, a project's reader reads its own
+``/usages``, only a service reshapes; every rule is for project-scoped
+tokens, so a system-scoped one is refused. With ``[oslo_policy]
+enforce_new_defaults = False`` each rule also accepts its legacy
+(admin-only) default. An operator's policy file (``[oslo_policy]
+policy_file``) overrides any of them.
 
 Decisions are cached. oslo.policy re-checks the policy file's path and
 mtime and inspects every check's signature on each call, which cost a
@@ -64,13 +68,23 @@ class Policy:
             # A value that cannot be hashed: decide without the cache.
             key = allowed = None
         if allowed is None:
-            allowed = self._enforcer.authorize(rule, target, credentials,
-                                               do_raise=False)
+            allowed = self._decide(rule, target, credentials)
             if key is not None and len(self._decisions) < MAX_DECISIONS:
                 self._decisions[key] = allowed
-        if not allowed:
-            raise errors.HTTPError(
-                403, 'Policy does not allow %s to be performed.' % rule)
+        if allowed is not True:
+            raise errors.HTTPError(403, allowed)
+
+    def _decide(self, rule, target, credentials):
+        """True, or the detail of the 403 that refuses the request."""
+        try:
+            self._enforcer.authorize(rule, target, credentials,
+                                     do_raise=True)
+        except oslo_policy.InvalidScope:
+            # The detail placement gives for a token of the wrong scope.
+            return rule
+        except oslo_policy.PolicyNotAuthorized:
+            return 'Policy does not allow %s to be performed.' % rule
+        return True
 
 
 def get_enforcer():
