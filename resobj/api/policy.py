@@ -31,6 +31,16 @@ RELOAD_INTERVAL = 1.0
 MAX_DECISIONS = 4096
 
 
+# The credentials oslo.context gives oslo.policy, the current names only:
+# its deprecated aliases (such as ``system``) are derived from these, and
+# reading one warns.
+CREDENTIAL_KEYS = (
+    'user_id', 'user_domain_id', 'system_scope', 'domain_id', 'project_id',
+    'project_domain_id', 'roles', 'is_admin_project', 'service_user_id',
+    'service_user_domain_id', 'service_project_id',
+    'service_project_domain_id', 'service_roles')
+
+
 def _frozen(values):
     """A hashable form of a credentials or target dict."""
     return tuple(sorted(
@@ -62,7 +72,8 @@ class Policy:
         credentials = context.to_policy_values()
         self._refresh()
         try:
-            key = (rule, _frozen(target), _frozen(credentials))
+            key = (rule, _frozen(target), _frozen(
+                {k: credentials.get(k) for k in CREDENTIAL_KEYS}))
             allowed = self._decisions.get(key)
         except TypeError:
             # A value that cannot be hashed: decide without the cache.
