@@ -20,15 +20,22 @@ ADMIN_OR_PROJECT_READER_OR_SERVICE_API = \
 
 PROJECT_SCOPE = ['project']
 
-# The legacy default every rule fell back to before secure RBAC.
-_LEGACY = policy.DeprecatedRule(
-    name=ADMIN_API, check_str='role:admin',
-    deprecated_reason='The placement API now has secure-RBAC defaults '
-                      '(admin, service and project reader roles, project '
-                      'scope); the legacy admin-only rule is accepted '
-                      'only while [oslo_policy] enforce_new_defaults is '
-                      'False.',
-    deprecated_since='W')
+_DEPRECATED_REASON = (
+    'The placement API now has secure-RBAC defaults (admin, service and '
+    'project reader roles, project scope); the legacy admin-only rule is '
+    'accepted only while [oslo_policy] enforce_new_defaults is False.')
+
+
+def _legacy(name):
+    """The admin-only default every rule had before secure RBAC.
+
+    Under the rule's own name: only the check changed, so there is no
+    rename for ``oslopolicy-policy-upgrade`` to carry out.
+    """
+    return policy.DeprecatedRule(
+        name=name, check_str='role:admin',
+        deprecated_reason=_DEPRECATED_REASON, deprecated_since='W')
+
 
 rules = [
     policy.RuleDefault(
@@ -37,22 +44,24 @@ rules = [
     policy.RuleDefault(
         SERVICE_API, 'role:service',
         description='Another OpenStack service, acting for itself.',
-        scope_types=PROJECT_SCOPE, deprecated_rule=_LEGACY),
+        scope_types=PROJECT_SCOPE, deprecated_rule=_legacy(SERVICE_API)),
     policy.RuleDefault(
         ADMIN_OR_SERVICE_API, 'role:admin or role:service',
         description='An administrator or another OpenStack service; the '
                     'default of most of the API.',
-        scope_types=PROJECT_SCOPE, deprecated_rule=_LEGACY),
+        scope_types=PROJECT_SCOPE,
+        deprecated_rule=_legacy(ADMIN_OR_SERVICE_API)),
     policy.RuleDefault(
         PROJECT_READER_API, 'role:reader and project_id:%(project_id)s',
         description='A reader of the project the request is about.',
-        deprecated_rule=_LEGACY),
+        deprecated_rule=_legacy(PROJECT_READER_API)),
     policy.RuleDefault(
         ADMIN_OR_PROJECT_READER_OR_SERVICE_API,
         'role:admin or rule:%s or role:service' % PROJECT_READER_API,
         description='An administrator, a service, or a reader of the '
                     'project the request is about.',
-        scope_types=PROJECT_SCOPE, deprecated_rule=_LEGACY),
+        scope_types=PROJECT_SCOPE,
+        deprecated_rule=_legacy(ADMIN_OR_PROJECT_READER_OR_SERVICE_API)),
 ]
 
 
