@@ -57,3 +57,25 @@ class TestPolicyMatrixAgainstReference(base.TestCase):
                    if mode is legacy and allowed !=
                    self.matrix.allowed(op, persona, new)]
         self.assertEqual([('placement:reshaper:reshape', 'admin')], differs)
+
+
+class TestPolicyMatrixTable(base.TestCase):
+
+    def test_table_has_a_row_per_route_and_a_column_per_caller(self):
+        lines = policy_matrix.rst_lines()
+        rows = [line for line in lines if line.startswith('   * - ``')]
+        self.assertEqual(
+            ['   * - ``%s %s``' % (op.method, op.path)
+             for op in policy_matrix.operations()], rows)
+        header = lines.index('   * - Route')
+        self.assertEqual(
+            ['     - ``%s``' % p.name for p in policy_matrix.PERSONAS],
+            lines[header + 2:header + 2 + len(policy_matrix.PERSONAS)])
+
+    def test_reshaper_row_says_an_admin_reshapes_only_in_legacy_mode(self):
+        lines = policy_matrix.rst_lines()
+        row = lines.index('   * - ``POST /reshaper``')
+        cells = lines[row + 2:row + 2 + len(policy_matrix.PERSONAS)]
+        self.assertEqual(['     - legacy only', '     - yes'] +
+                         ['     - no'] * (len(policy_matrix.PERSONAS) - 2),
+                         cells)
