@@ -7,6 +7,8 @@ Only answers given before any database access are exercised here; the
 import json
 import os
 import re
+import subprocess
+import sys
 
 import fixtures
 from oslo_config import cfg
@@ -26,10 +28,15 @@ REQUEST_ID = re.compile(
 
 class TestMiddleware(base.TestCase):
 
-    def _app(self, **cors):
+    def _app(self, auth_strategy='noauth2', **cors):
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='cors', allowed_origin=[ORIGIN], **cors)
+        conf.config(group='api', auth_strategy=auth_strategy)
+        # Where auth_token would send clients for a token; never
+        # contacted here.
+        conf.config(group='keystone_authtoken',
+                    www_authenticate_uri='http://keystone.example.org')
         return api_app.Application(conf.conf)
 
     def _send(self, app, path, method='GET', **headers):
@@ -56,6 +63,16 @@ class TestMiddleware(base.TestCase):
                          resp.headers['Access-Control-Allow-Credentials'])
         self.assertTrue(REQUEST_ID.match(
             resp.headers['x-openstack-request-id']))
+
+    def test_preflight_needs_no_keystone_token_either(self):
+        app = self._app('keystone')
+        resp = self._preflight(app, ORIGIN)
+        self.assertEqual(200, resp.status_int)
+        self.assertEqual(ORIGIN, resp.headers['Access-Control-Allow-Origin'])
+        # The actual request still needs one.
+        resp = self._send(app, '/resource_providers', Origin=ORIGIN)
+        self.assertEqual(401, resp.status_int)
+        self.assertEqual(ORIGIN, resp.headers['Access-Control-Allow-Origin'])
 
     def test_preflight_from_another_origin_is_not_allowed(self):
         resp = self._preflight(self._app(), 'https://evil.example.com')
@@ -147,6 +164,22 @@ class TestMiddlewareOptions(base.TestCase):
             namespaces = re.findall(r'^namespace = (\S+)$', f.read(), re.M)
         self.assertIn('oslo.middleware.cors', namespaces)
         self.assertIn('oslo.middleware.http_proxy_to_wsgi', namespaces)
+
+    def test_sample_configuration_shows_resobjs_cors_defaults(self):
+        # In its own process: the generator applies the defaults hook
+        # (setup.cfg's oslo.config.opts.defaults) to oslo.middleware's
+        # option objects, process-wide.
+        out = subprocess.run(
+            [sys.executable, '-c',
+             'from oslo_config import generator; generator.main()',
+             '--namespace', 'resobj', '--namespace', 'oslo.middleware.cors',
+             '--namespace', 'oslo.middleware.http_proxy_to_wsgi'],
+            check=True, capture_output=True, text=True).stdout
+        self.assertIn('#allow_headers = %s' % ','.join(
+            middleware.CORS_DEFAULTS['allow_headers']), out)
+        self.assertIn('#expose_headers = %s' % ','.join(
+            middleware.CORS_DEFAULTS['expose_headers']), out)
+        self.assertIn('#enable_proxy_headers_parsing = false', out)
 
     def test_defaults_are_per_configuration_object(self):
         conf = cfg.ConfigOpts()
