@@ -6,6 +6,7 @@ are tested here without one; allowed requests are in the gabbi tests.
 
 import json
 import os
+import warnings
 
 import fixtures
 import webob
@@ -116,6 +117,22 @@ class _Clock:
 
 class TestDecisionCache(base.TestCase):
     """Decisions are cached until the rules are next reloaded."""
+
+    def test_cache_key_holds_every_current_credential(self):
+        # A credential left out of the key could make two callers share
+        # a decision; the deprecated aliases are derived from these.
+        values = context.RequestContext(
+            user_id='u', project_id='p', roles=['reader'],
+            system_scope='all').to_policy_values()
+        current = set()
+        for key in values:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                values[key]
+            if not any(issubclass(w.category, DeprecationWarning)
+                       for w in caught):
+                current.add(key)
+        self.assertEqual(current, set(policy.CREDENTIAL_KEYS))
 
     def setUp(self):
         super().setUp()
