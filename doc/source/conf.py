@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 extensions = [
     'reno_merges',
+    'policy_matrix',
     'oslo_config.sphinxext',
     'reno.sphinxext',
 ]

@@ -1,21 +1,22 @@
 """The WSGI application: negotiation, authentication, dispatch, errors.
 
-``make_app(conf)`` builds it. One request passes through, in order: a
-request id; the microversion (400/406 before anything else); the
-authentication middleware; the request context; content negotiation;
-the route table; the handler. Every exception on the way out becomes an
-error body in the API's format, with the request id and version headers.
+``make_app(conf)`` builds it. One request passes through, in order: the
+standard middleware (``middleware``: proxy headers, request id, CORS);
+the microversion (400/406 before anything else); the authentication
+middleware; the request context; content negotiation; the route table;
+the handler. Every exception on the way out becomes an error body in the
+API's format, with the request id and version headers.
 """
 
-import uuid
-
 from oslo_log import log as logging
+from oslo_middleware import request_id as request_id_middleware
 import webob
 import webob.request
 
 from resobj.api import auth
 from resobj.api import errors
 from resobj.api import microversion
+from resobj.api import middleware
 from resobj.api import policy
 from resobj.api import router
 from resobj.api import util
@@ -37,10 +38,14 @@ class Application:
             self._stack = auth.keystone(self._handle, conf)
         else:
             self._stack = auth.NoAuth(self._handle)
+        self._pipeline = middleware.wrap(self._serve, conf)
 
     def __call__(self, environ, start_response):
-        request_id = 'req-%s' % uuid.uuid4()
-        environ['openstack.request_id'] = request_id
+        return self._pipeline(environ, start_response)
+
+    def _serve(self, environ, start_response):
+        # Set by the request_id middleware, which also returns it.
+        request_id = environ[request_id_middleware.ENV_REQUEST_ID]
         # Until the caller is known, the thread's log lines name the
         # request alone; nothing of the request this thread served before.
         resobj_context.RequestContext(request_id=request_id, overwrite=True)
@@ -51,13 +56,11 @@ class Application:
 
     def _respond(self, environ, start_response, request_id):
         version = microversion.MIN
-        headers = [('x-openstack-request-id', request_id)]
 
         def start(status, response_headers, exc_info=None):
             response_headers = [
                 h for h in response_headers
                 if h[0].lower() not in ('openstack-api-version', 'vary')]
-            response_headers.extend(headers)
             response_headers.append(
                 (microversion.HEADER, microversion.header_value(version)))
             response_headers.append(('Vary', microversion.VARY))

@@ -1,7 +1,10 @@
 """Authentication: who is calling, as the environ headers keystone sets.
 
 ``noauth2`` trusts ``X-Auth-Token: user[:project]`` (the user ``admin``
-gets the admin role unless ``X-Roles`` says otherwise); ``keystone``
+gets the admin role unless ``X-Roles`` says otherwise), and, as
+placement's does, the headers ``X-Roles``, ``X-Project-Id`` and
+``OpenStack-System-Scope`` as sent: any caller is whoever it claims to
+be, so it is for development and tests only. ``keystone``
 validates tokens with keystonemiddleware's ``auth_token``. Either way the
 root document ``/`` needs no token, so clients can discover versions.
 """
@@ -29,7 +32,8 @@ class NoAuth:
             project_id = project_id or user_id
             environ['HTTP_X_USER_ID'] = user_id
             if 'HTTP_OPENSTACK_SYSTEM_SCOPE' not in environ:
-                environ['HTTP_X_PROJECT_ID'] = project_id
+                project_id = environ.setdefault('HTTP_X_PROJECT_ID',
+                                                project_id)
                 environ['HTTP_X_TENANT_ID'] = project_id
             if 'HTTP_X_ROLES' not in environ:
                 environ['HTTP_X_ROLES'] = 'admin' if user_id == 'admin' \

@@ -1,8 +1,12 @@
 """Authorisation: oslo.policy with placement's rule names and defaults.
 
-The defaults (``policies/``) let an admin or a service do everything and
-a project's reader read its own ``/usages``; an operator's policy file
-(``[oslo_policy] policy_file``) overrides any of them.
+The defaults (``policies/``) are placement's secure-RBAC rules: an admin
+or a service does everything, a project's reader reads its own
+``/usages``, only a service reshapes; every rule is for project-scoped
+tokens, so a system-scoped one is refused. With ``[oslo_policy]
+enforce_new_defaults = False`` each rule also accepts its legacy
+(admin-only) default. An operator's policy file (``[oslo_policy]
+policy_file``) overrides any of them.
 
 Decisions are cached. oslo.policy re-checks the policy file's path and
 mtime and inspects every check's signature on each call, which cost a
@@ -25,6 +29,16 @@ RELOAD_INTERVAL = 1.0
 # Distinct (rule, target, credentials) decisions kept; a cloud with more
 # callers than this between reloads only loses the cache's benefit.
 MAX_DECISIONS = 4096
+
+
+# The credentials oslo.context gives oslo.policy, the current names only:
+# its deprecated aliases (such as ``system``) are derived from these, and
+# reading one warns.
+CREDENTIAL_KEYS = (
+    'user_id', 'user_domain_id', 'system_scope', 'domain_id', 'project_id',
+    'project_domain_id', 'roles', 'is_admin_project', 'service_user_id',
+    'service_user_domain_id', 'service_project_id',
+    'service_project_domain_id', 'service_roles')
 
 
 def _frozen(values):
@@ -58,19 +72,30 @@ class Policy:
         credentials = context.to_policy_values()
         self._refresh()
         try:
-            key = (rule, _frozen(target), _frozen(credentials))
+            key = (rule, _frozen(target), _frozen(
+                {k: credentials.get(k) for k in CREDENTIAL_KEYS}))
             allowed = self._decisions.get(key)
         except TypeError:
             # A value that cannot be hashed: decide without the cache.
             key = allowed = None
         if allowed is None:
-            allowed = self._enforcer.authorize(rule, target, credentials,
-                                               do_raise=False)
+            allowed = self._decide(rule, target, credentials)
             if key is not None and len(self._decisions) < MAX_DECISIONS:
                 self._decisions[key] = allowed
-        if not allowed:
-            raise errors.HTTPError(
-                403, 'Policy does not allow %s to be performed.' % rule)
+        if allowed is not True:
+            raise errors.HTTPError(403, allowed)
+
+    def _decide(self, rule, target, credentials):
+        """True, or the detail of the 403 that refuses the request."""
+        try:
+            self._enforcer.authorize(rule, target, credentials,
+                                     do_raise=True)
+        except oslo_policy.InvalidScope:
+            # The detail placement gives for a token of the wrong scope.
+            return rule
+        except oslo_policy.PolicyNotAuthorized:
+            return 'Policy does not allow %s to be performed.' % rule
+        return True
 
 
 def get_enforcer():

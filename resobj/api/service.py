@@ -7,6 +7,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from resobj.api import app
+from resobj.api import middleware
 from resobj import conf as resobj_conf
 from resobj.conf import validate
 from resobj import context as resobj_context
@@ -31,6 +32,7 @@ def register_all_opts(conf):
     # messaging options in it are known here too.
     rpc.register_opts(conf)
     policy_opts.set_defaults(conf)
+    middleware.register_opts(conf)
     for group, opts in auth_token.list_opts():
         conf.register_opts(opts, group=group)
 

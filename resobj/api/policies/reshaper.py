@@ -3,6 +3,7 @@ from resobj.api.policies import base
 RESHAPE = 'placement:reshaper:reshape'
 
 rules = [
-    base.admin_op(RESHAPE, 'Move inventories and allocations in one '
-                  'transaction.', ('POST', '/reshaper')),
+    # Only the service that owns the providers (nova) reshapes them.
+    base.service_op(RESHAPE, 'Move inventories and allocations in one '
+                    'transaction.', ('POST', '/reshaper')),
 ]

@@ -200,6 +200,9 @@ class TestBadInput(base.TestCase):
         req = webob.Request.blank(path, method=method)
         req.environ['QUERY_STRING'] = query
         req.headers['X-Auth-Token'] = 'admin'
+        # The service role too: only a service gets past the reshaper's
+        # policy to its body.
+        req.headers['X-Roles'] = 'admin,service'
         req.headers['OpenStack-API-Version'] = 'placement %s' % version
         if body is not None:
             req.headers['Content-Type'] = 'application/json'

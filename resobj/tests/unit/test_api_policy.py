@@ -6,6 +6,7 @@ are tested here without one; allowed requests are in the gabbi tests.
 
 import json
 import os
+import warnings
 
 import fixtures
 import webob
@@ -22,11 +23,13 @@ from resobj.tests import fixtures as resobj_fixtures
 
 class TestPolicy(base.TestCase):
 
-    def _app(self, policy_file=None):
+    def _app(self, policy_file=None, enforce_new_defaults=True):
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         if policy_file:
             conf.config(group='oslo_policy', policy_file=policy_file)
+        conf.config(group='oslo_policy',
+                    enforce_new_defaults=enforce_new_defaults)
         return api_app.Application(conf.conf)
 
     def _get(self, app, path, token, **headers):
@@ -54,6 +57,47 @@ class TestPolicy(base.TestCase):
                          **{'X-Roles': 'reader'})
         self.assertEqual(403, resp.status_int)
 
+    def test_system_scoped_admin_is_refused_naming_the_rule(self):
+        resp = self._get(self._app(), '/resource_classes', 'admin',
+                         **{'OpenStack-System-Scope': 'all'})
+        self.assertEqual(403, resp.status_int)
+        error = json.loads(resp.body)['errors'][0]
+        # placement's detail for a token of the wrong scope.
+        self.assertEqual('Access was denied to this resource.\n\n '
+                         'placement:resource_classes:list', error['detail'])
+
+    def test_system_scoped_admin_is_refused_in_legacy_mode_too(self):
+        app = self._app(enforce_new_defaults=False)
+        resp = self._get(app, '/resource_classes', 'admin',
+                         **{'OpenStack-System-Scope': 'all'})
+        self.assertEqual(403, resp.status_int)
+
+    def _reshape(self, app, roles):
+        req = webob.Request.blank('/reshaper', method='POST', headers={
+            'X-Auth-Token': 'nova:service', 'X-Roles': roles,
+            'OpenStack-API-Version': 'placement 1.39',
+            'Content-Type': 'application/json'})
+        req.body = b'{}'
+        return req.get_response(app)
+
+    def test_only_a_service_reshapes(self):
+        app = self._app()
+        self.assertEqual(403, self._reshape(app, 'admin').status_int)
+        # Past the policy, the empty body is refused.
+        self.assertEqual(400, self._reshape(app, 'service').status_int)
+
+    def test_legacy_mode_lets_an_admin_reshape(self):
+        app = self._app(enforce_new_defaults=False)
+        self.assertEqual(400, self._reshape(app, 'admin').status_int)
+        self.assertEqual(400, self._reshape(app, 'service').status_int)
+        self.assertEqual(403, self._reshape(app, 'member').status_int)
+
+    def test_noauth2_project_header_names_the_callers_project(self):
+        # As placement's noauth2: X-Project-Id wins over the token's.
+        resp = self._get(self._app(), '/usages?project_id=p1', 'alice:p1',
+                         **{'X-Roles': 'reader', 'X-Project-Id': 'p2'})
+        self.assertEqual(403, resp.status_int)
+
     def test_policy_file_overrides_a_default(self):
         path = os.path.join(self.useFixture(
             fixtures.TempDir()).path, 'policy.yaml')
@@ -73,6 +117,22 @@ class _Clock:
 
 class TestDecisionCache(base.TestCase):
     """Decisions are cached until the rules are next reloaded."""
+
+    def test_cache_key_holds_every_current_credential(self):
+        # A credential left out of the key could make two callers share
+        # a decision; the deprecated aliases are derived from these.
+        values = context.RequestContext(
+            user_id='u', project_id='p', roles=['reader'],
+            system_scope='all').to_policy_values()
+        current = set()
+        for key in values:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                values[key]
+            if not any(issubclass(w.category, DeprecationWarning)
+                       for w in caught):
+                current.add(key)
+        self.assertEqual(current, set(policy.CREDENTIAL_KEYS))
 
     def setUp(self):
         super().setUp()
