@@ -1,0 +1,144 @@
+"""Drive openstack-placement and resobj-api with the same requests.
+
+    .tox/py3/bin/python -m tools.difftest.run --backend sqlite \\
+        --sequences 50 --length 60 --seed 1 [--ref-venv /work/refvenv]
+
+Without ``--ref-venv`` the reference is installed from PyPI into
+``.difftest-venv`` (with psycopg2 for ``--backend postgresql``). Prints
+each kind of difference once (the request and both answers), then how
+many sequences, requests and differences it saw. Exits 1 if any.
+"""
+
+import argparse
+import collections
+import http.client
+import json
+import os
+import sys
+import time
+
+from tools.difftest import compare
+from tools.difftest import generate
+from tools.difftest import servers
+
+PG_URL = 'postgresql+psycopg2://openstack_citest:openstack_citest@127.0.0.1'
+
+
+class Client:
+    def __init__(self, url):
+        host, port = url.split('//')[1].split(':')
+        self._conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def send(self, req):
+        # The reference lets only a service reshape.
+        headers = {'X-Auth-Token': 'admin', 'X-Roles': 'admin,service',
+                   'Accept': 'application/json'}
+        if req['version'] is not None:
+            headers['OpenStack-API-Version'] = 'placement %s' % req['version']
+        headers.update(req['headers'])
+        for attempt in (1, 2):
+            try:
+                self._conn.request(req['method'], req['path'],
+                                   body=req.get('body'), headers=headers)
+                resp = self._conn.getresponse()
+                return compare.Answer(resp.status, resp.getheaders(),
+                                      resp.read())
+            except (http.client.HTTPException, ConnectionError):
+                self._conn.close()
+                if attempt == 2:
+                    raise
+
+
+def describe(req):
+    body = req.get('body')
+    text = '%s %s (version %s)' % (req['method'], req['path'],
+                                   req['version'])
+    extra = {k: v for k, v in req['headers'].items()
+             if k != 'Content-Type' or v != 'application/json'}
+    if extra:
+        text += ' headers %s' % extra
+    if body is not None:
+        text += '\n    body %s' % body.decode('utf-8', 'replace')[:600]
+    return text
+
+
+def run(args, ref, res):
+    kinds = collections.OrderedDict()
+    totals = collections.Counter()
+    for seed in range(args.seed, args.seed + args.sequences):
+        seq = generate.Sequence(seed, args.length)
+        ref_names = compare.UuidNames(seq.chosen)
+        res_names = compare.UuidNames(seq.chosen)
+        steps = seq.steps()
+        req = next(steps)
+        while True:
+            ref_answer = ref.send(req)
+            res_answer = res.send(req)
+            totals['requests'] += 1
+            a = compare.normalise(ref_answer, ref_names)
+            b = compare.normalise(res_answer, res_names)
+            diffs = compare.differences(a, b)
+            if diffs:
+                totals['differences'] += 1
+                key = compare.signature(req, diffs)
+                if key not in kinds:
+                    kinds[key] = [0, seed, req, a, b, diffs]
+                    if args.verbose:
+                        report(key, kinds[key])
+                kinds[key][0] += 1
+            try:
+                req = steps.send(ref_answer)
+            except StopIteration:
+                break
+        totals['sequences'] += 1
+    return kinds, totals
+
+
+def report(key, kind):
+    count, seed, req, a, b, diffs = kind
+    print('=' * 72)
+    print('%d x [seed %d] %s' % (count, seed, describe(req)))
+    for path, x, y in diffs[:6]:
+        print('  %s\n    reference: %s\n    resobj:    %s' % (
+            path, json.dumps(x)[:800], json.dumps(y)[:800]))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
+    parser.add_argument('--backend', choices=['sqlite', 'postgresql'],
+                        default='sqlite')
+    parser.add_argument('--sequences', type=int, default=20)
+    parser.add_argument('--length', type=int, default=50,
+                        help='operations per sequence')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--ref-venv', default=None,
+                        help='a venv with openstack-placement 16.0.0 and '
+                             'waitress (psycopg2 for PostgreSQL)')
+    parser.add_argument('--pg-url', default=PG_URL)
+    parser.add_argument('--keep', action='store_true',
+                        help='keep the temporary directory (logs)')
+    parser.add_argument('--verbose', '-v', action='store_true',
+                        help='print each kind as it is found')
+    args = parser.parse_args(argv)
+    venv = args.ref_venv or servers.ensure_reference_venv(
+        os.path.abspath('.difftest-venv'), args.backend == 'postgresql')
+    start = time.monotonic()
+    pair = servers.Pair(args.backend, venv, args.pg_url, keep=args.keep)
+    try:
+        kinds, totals = run(args, Client(pair.reference.url),
+                            Client(pair.resobj.url))
+    finally:
+        pair.stop()
+    if not args.verbose:
+        for key, kind in kinds.items():
+            report(key, kind)
+    print('=' * 72)
+    print('%s: %d sequences, %d requests, %d differing answers of %d '
+          'kinds in %.0f s' % (args.backend, totals['sequences'],
+                               totals['requests'], totals['differences'],
+                               len(kinds), time.monotonic() - start))
+    return 1 if kinds else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
