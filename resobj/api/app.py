@@ -58,7 +58,8 @@ class Application:
             environ[util.POLICY] = self._policy
             return self._stack(environ, start)
         except errors.HTTPError as error:
-            return _error_response(error, request_id)(environ, start)
+            return _error_response(error, request_id, version)(environ,
+                                                              start)
         except Exception:
             # Never the server's HTML page: clients parse every error.
             LOG.exception('Unexpected error on %s %s',
@@ -66,7 +67,7 @@ class Application:
                           environ.get('PATH_INFO'))
             return _error_response(errors.HTTPError(
                 500, 'An unexpected error occurred; see the server log.'),
-                request_id)(environ, start)
+                request_id, version)(environ, start)
 
     def _handle(self, environ, start_response):
         req = webob.Request(environ)
@@ -76,9 +77,10 @@ class Application:
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
-            _check_content(req)
+            # Routing first: an unknown URL is a 404 whatever the Accept.
             handler, urlvars = self._router.find(_path(req), req.method,
                                                  version)
+            _check_content(req)
             wellformed.check_url(urlvars)
             wellformed.check_query(req)
             req.urlvars = urlvars
@@ -134,9 +136,13 @@ def _check_content(req):
                 'A request with a body needs a Content-Type header.')
 
 
-def _error_response(error, request_id):
+# Error bodies carry a ``code`` from this version on.
+_ERROR_CODES = (1, 23)
+
+
+def _error_response(error, request_id, version):
     resp = webob.Response(status=error.status)
-    resp.body = error.body(request_id)
+    resp.body = error.body(request_id, with_code=version >= _ERROR_CODES)
     resp.content_type = 'application/json'
     resp.charset = None
     for name, value in error.headers.items():

@@ -7,6 +7,7 @@ Every error response, from a handler or from the framework (404, 405,
                  "code": "placement.concurrent_update",
                  "request_id": "req-..."}]}
 
+The ``code`` member exists from microversion 1.23, as in placement.
 The codes are part of the API: clients branch on them, so a code is never
 reused for another meaning. They are placement's, so its clients work
 unchanged; the few that placement lacks start with ``resobj.``.
@@ -53,8 +54,11 @@ class HTTPError(Exception):
     """An error response; handlers raise it, the app formats it."""
 
     def __init__(self, status, detail, code=UNDEFINED, headers=None,
-                 extra=None):
+                 extra=None, explained=False):
         super().__init__(detail)
+        # True when ``detail`` is the whole text, without the status's
+        # explanation in front (placement's 405 puts it after).
+        self.explained = explained
         self.status = status
         self.detail = detail
         self.code = code
@@ -66,15 +70,17 @@ class HTTPError(Exception):
     def title(self):
         return http.client.responses.get(self.status, 'Error')
 
-    def body(self, request_id):
-        explanation = _EXPLANATION.get(self.status, '')
+    def body(self, request_id, with_code=True):
+        explanation = '' if self.explained else _EXPLANATION.get(
+            self.status, '')
         if '%s' in explanation:
             explanation = explanation % 'application/json'
         detail = ('%s\n\n %s' % (explanation, self.detail)
                   if explanation else self.detail)
         error = {'status': self.status, 'title': self.title,
-                 'detail': detail, 'code': self.code,
-                 'request_id': request_id}
+                 'detail': detail, 'request_id': request_id}
+        if with_code:
+            error['code'] = self.code
         error.update(self.extra)
         return jsonutils.dump_as_bytes({'errors': [error]})
 

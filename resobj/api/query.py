@@ -95,7 +95,13 @@ def member_of(values, version):
 
 
 def required(values, version):
-    """[values] -> ([any-of sets], forbidden set) for required=."""
+    """[values] -> ([any-of sets], forbidden set) for required=.
+
+    Repeating ``required`` means "all of these" from 1.39; before, as
+    in placement, the last one given replaces the others.
+    """
+    if version < (1, 39):
+        values = values[-1:]
     any_of, forbidden = [], set()
     for value in values:
         if value.startswith('in:'):

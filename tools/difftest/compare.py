@@ -73,7 +73,7 @@ class UuidNames:
 # differently, so only the message, the keyword, the paths and the
 # instance are compared.
 _SCHEMA_DUMP_RE = re.compile(
-    r"(Failed validating '[^']+' in schema[^:]*:).*?(  On instance)",
+    r"(Failed validating '[^']+' in schema)[^:]*:.*?(  On instance)",
     re.DOTALL)
 
 

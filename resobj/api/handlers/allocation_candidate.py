@@ -58,11 +58,6 @@ def _groups(req, version):
         if 'resources' in params:
             group.resources = query.resources(params['resources'][0])
         if 'required' in params:
-            if len(params['required']) > 1 and version < (1, 39) and \
-                    suffix == '':
-                raise errors.bad_request(
-                    'required may be given only once before 1.39.',
-                    errors.QUERY_DUPLICATE_KEY)
             group.required_traits, group.forbidden_traits = \
                 query.required(params['required'], version)
         if 'member_of' in params:

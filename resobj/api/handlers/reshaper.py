@@ -34,7 +34,10 @@ def reshape(req):
     inventories = {}
     for uuid, part in sorted(data['inventories'].items()):
         rp = _provider(req, query.canonical_uuid(uuid))
-        rp_handler.check_generation(rp, part['resource_provider_generation'])
+        rp_handler.check_generation(
+            rp, part['resource_provider_generation'],
+            'resource provider generation conflict for provider %(uuid)s: '
+            'actual: %(actual)d, given: %(given)d')
         inventories[rp] = inv_obj.InventoryList(ctx, objects=[
             inv_handler.build(req, rp, rc, values)
             for rc, values in sorted(part['inventories'].items())])

@@ -54,13 +54,17 @@ def get_provider(req):
         raise not_found(uuid)
 
 
-def check_generation(rp, seen):
-    """Answer 409 before writing when the client's generation is stale."""
+def check_generation(rp, seen, detail='resource provider generation '
+                     'conflict'):
+    """Answer 409 before writing when the client's generation is stale.
+
+    ``detail`` is placement's wording, which differs by route; it may
+    name ``%(uuid)s``, ``%(actual)d`` and ``%(given)d``.
+    """
     if rp.generation != seen:
         raise errors.conflict(
-            'resource provider generation conflict: %s is at generation '
-            '%d, the request was made at %d. Re-read the provider and '
-            'retry.' % (rp.uuid, rp.generation, seen),
+            detail % {'uuid': rp.uuid, 'actual': rp.generation,
+                      'given': seen},
             errors.CONCURRENT_UPDATE)
     return rp
 

@@ -61,8 +61,8 @@ def put_trait(req):
     try:
         trait.create()
     except exception.TraitExists:
-        return util.respond(req, status=204)
-    return util.respond(req, status=201,
+        return util.respond(req, status=204, cache_headers=True)
+    return util.respond(req, status=201, cache_headers=True,
                         headers={'Location': '/traits/%s' % name})
 
 

@@ -334,13 +334,14 @@ def set_aggregates(context, provider_id, aggregate_uuids,
 
 @facade.reader
 def get_aggregates(context, provider_id):
-    """The provider's aggregate uuids, sorted."""
+    """The provider's aggregate uuids, in the order placement lists them:
+    of the aggregates' first appearance."""
     return list(utils.execute(
         context,
         sa.select(_AGG.c.uuid).select_from(
             _AGG.join(_RP_AGG, _RP_AGG.c.aggregate_id == _AGG.c.id))
         .where(_RP_AGG.c.resource_provider_id == provider_id)
-        .order_by(_AGG.c.uuid)).scalars())
+        .order_by(_AGG.c.id)).scalars())
 
 
 @facade.writer
@@ -359,13 +360,14 @@ def set_traits(context, provider_id, seen_generation, trait_names):
 
 @facade.reader
 def get_traits(context, provider_id):
-    """The provider's trait names, sorted."""
+    """The provider's trait names, in the traits' creation order (as
+    placement lists them)."""
     return list(utils.execute(
         context,
         sa.select(_TRAIT.c.name).select_from(
             _TRAIT.join(_RP_TRAIT, _RP_TRAIT.c.trait_id == _TRAIT.c.id))
         .where(_RP_TRAIT.c.resource_provider_id == provider_id)
-        .order_by(_TRAIT.c.name)).scalars())
+        .order_by(_TRAIT.c.id)).scalars())
 
 
 @facade.reader

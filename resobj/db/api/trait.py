@@ -43,9 +43,11 @@ def ensure_sync(context):
         context,
         sa.select(_TABLE.c.name)).scalars())
     now = base.utcnow()
+    # In os-traits' order, as placement inserts them: lists come back in
+    # id order, so a fresh database lists traits as placement's does.
     return utils.insert_missing(context, _TABLE, [
         {'name': name, 'created_at': now}
-        for name in sorted(_standard_names() - present)])
+        for name in os_traits.get_traits() if name not in present])
 
 
 @facade.reader
@@ -65,14 +67,15 @@ def get_by_name(context, name):
 
 @facade.reader
 def get_all(context, name_in=None, prefix=None, associated=None):
-    """Traits by name, filtered by every argument that is not None.
+    """Traits in creation order, filtered by every argument that is not None.
 
     ``name_in``: only these names; ``prefix``: only names starting with
     it (taken literally: ``%`` and ``_`` match only themselves);
     ``associated``: only traits some provider has (True) or none has
     (False).
     """
-    stmt = sa.select(_TABLE).order_by(_TABLE.c.name)
+    # In creation order, as placement lists them.
+    stmt = sa.select(_TABLE).order_by(_TABLE.c.id)
     if name_in is not None:
         stmt = stmt.where(_TABLE.c.name.in_(sorted(set(name_in))))
     if prefix is not None:
