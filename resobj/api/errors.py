@@ -118,15 +118,69 @@ def _table():
     ]
 
 
+def _consumer_conflict(kwargs):
+    # Placement's words, which clients match: the consumer's generation
+    # first ("null" when it has none), then what the request said.
+    actual = kwargs['actual']
+    return 'consumer generation conflict - expected %s but got %s' % (
+        'null' if actual is None else actual, kwargs['given'])
+
+
+def _wording():
+    """{exception class: detail}: placement's wording of the errors
+    clients, log scrapers and runbooks match, observed from its answers.
+    A str is formatted with the exception's keyword arguments."""
+    from resobj import exception as exc
+    return {
+        exc.ConsumerGenerationConflict: _consumer_conflict,
+        exc.CannotDeleteParentResourceProvider:
+            'Unable to delete parent resource provider %(uuid)s: It has '
+            'child resource providers.',
+        exc.InventoryInUse:
+            "Inventory for '%(resource_classes)s' on resource provider "
+            "'%(provider)s' in use.",
+        exc.ResourceClassExists:
+            'Conflicting resource class already exists: %(name)s',
+        exc.TraitNotFound: 'No such trait(s): %(name)s.',
+        exc.InvalidInventory:
+            "Unable to allocate inventory: Inventory for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s' invalid.",
+        exc.InvalidAllocationCapacityExceeded:
+            "Unable to allocate inventory: Unable to create allocation for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s'. The requested amount would exceed "
+            "the capacity.",
+        exc.ResourceClassCannotDeleteStandard:
+            'Error in delete resource class: Cannot delete standard '
+            'resource class %(name)s.',
+    }
+
+
 _TABLE = None
+_WORDING = None
 
 
 def from_exception(error):
     """The HTTPError for a resobj exception, or None if it has none."""
-    global _TABLE
+    global _TABLE, _WORDING
     if _TABLE is None:
         _TABLE = _table()
+        _WORDING = _wording()
     for cls, status, code in _TABLE:
         if isinstance(error, cls):
-            return HTTPError(status, str(error), code)
+            return HTTPError(status, placement_detail(error), code)
     return None
+
+
+def placement_detail(error):
+    """The detail placement gives for ``error``, else its message."""
+    global _WORDING
+    if _WORDING is None:
+        _WORDING = _wording()
+    wording = _WORDING.get(type(error))
+    if wording is None:
+        return str(error)
+    if callable(wording):
+        return wording(error.kwargs)
+    return wording % error.kwargs

@@ -33,7 +33,8 @@ def set_aggregates(req):
     with_generation = util.version(req) >= (1, 19)
     if with_generation:
         data = util.json_body(req, schema.PUT)
-        rp_handler.check_generation(rp, data['resource_provider_generation'])
+        rp_handler.check_generation(rp, data['resource_provider_generation'],
+                                    rp_handler.GENERATION_CHANGED)
         aggregates = data['aggregates']
     else:
         aggregates = util.json_body(req, schema.PUT_LIST)

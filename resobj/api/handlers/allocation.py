@@ -48,7 +48,9 @@ def list_for_consumer(req):
 
 def list_for_resource_provider(req):
     util.authorize(req, rp_policies.ALLOCATIONS_LIST)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(
+        req, "Resource provider '%(uuid)s' not found: " +
+        rp_handler.NOT_FOUND)
     view = alloc_obj.get_provider_view(util.context(req), rp.uuid)
     if util.version(req) < (1, 28):
         for entry in view.values():
@@ -140,6 +142,6 @@ def delete_allocations(req):
     try:
         alloc_obj.AllocationList.delete_all(util.context(req), consumer_uuid)
     except exception.ConsumerNotFound:
-        raise errors.not_found('No allocations for consumer %s'
+        raise errors.not_found("No allocations for consumer '%s'"
                                % consumer_uuid)
     return util.respond(req, status=204)

@@ -35,6 +35,10 @@ def build(req, rp, resource_class, values):
                              **fields)
 
 
+# Placement's words for a missing provider on these routes.
+_NOT_FOUND = rp_handler.NOT_FOUND + ' : ' + rp_handler.NOT_FOUND
+
+
 def _one(rp, inventory):
     return dict(_format(inventory),
                 resource_provider_generation=rp.generation)
@@ -60,7 +64,7 @@ def _write(call, *args):
 
 def get_inventories(req):
     util.authorize(req, policies.LIST)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     inventories = inv_obj.InventoryList.get_all_by_resource_provider(
         util.context(req), rp)
     return util.respond(req, _all(rp, inventories), last_modified=util.newest(
@@ -69,7 +73,7 @@ def get_inventories(req):
 
 def create_inventory(req):
     util.authorize(req, policies.CREATE)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     data = util.json_body(req, schema.POST)
     inventory = build(req, rp, data['resource_class'], data)
     _write(rp.add_inventory, inventory)
@@ -79,7 +83,7 @@ def create_inventory(req):
 
 def set_inventories(req):
     util.authorize(req, policies.UPDATE)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     data = util.json_body(req, schema.PUT_ALL)
     rp_handler.check_generation(rp, data['resource_provider_generation'])
     inventories = inv_obj.InventoryList(util.context(req), objects=[
@@ -92,7 +96,7 @@ def set_inventories(req):
 @microversion.available((1, 5), status=405)
 def delete_inventories(req):
     util.authorize(req, policies.DELETE)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     rp.set_inventory(inv_obj.InventoryList(util.context(req), objects=[]))
     return util.respond(req, status=204)
 
@@ -102,15 +106,14 @@ def _find(req, rp):
     inventory = inv_obj.InventoryList.get_all_by_resource_provider(
         util.context(req), rp).find(resource_class)
     if inventory is None:
-        raise errors.not_found(
-            'No inventory of class %s found for resource provider %s'
-            % (resource_class, rp.uuid))
+        raise errors.not_found('No inventory of class %s for %s'
+                               % (resource_class, rp.uuid))
     return inventory
 
 
 def get_inventory(req):
     util.authorize(req, policies.SHOW)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     inventory = _find(req, rp)
     return util.respond(req, _one(rp, inventory),
                         last_modified=inventory.updated_at or
@@ -119,23 +122,31 @@ def get_inventory(req):
 
 def update_inventory(req):
     util.authorize(req, policies.UPDATE)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     data = util.json_body(req, schema.PUT_ONE)
     rp_handler.check_generation(rp, data['resource_provider_generation'])
     resource_class = req.urlvars['resource_class']
     inventory = build(req, rp, resource_class, data)
     try:
         _write(rp.update_inventory, inventory)
-    except exception.InventoryNotFound as exc:
-        raise errors.bad_request(str(exc))
+    except exception.InventoryNotFound:
+        raise errors.bad_request(
+            'No inventory record with resource class for resource provider '
+            '%s: No inventory of class %s found.' % (rp.uuid,
+                                                      resource_class))
     return util.respond(req, _one(rp, inventory))
 
 
 def delete_inventory(req):
     util.authorize(req, policies.DELETE)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    resource_class = req.urlvars['resource_class']
     try:
-        rp.delete_inventory(req.urlvars['resource_class'])
+        rp.delete_inventory(resource_class)
     except exception.ResourceClassNotFound as exc:
         raise errors.not_found(str(exc))
+    except exception.InventoryNotFound:
+        raise errors.not_found(
+            'No inventory of class %s found for delete: No inventory of '
+            'class %s found for delete' % (resource_class, resource_class))
     return util.respond(req, status=204)

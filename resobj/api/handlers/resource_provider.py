@@ -32,26 +32,37 @@ def format_provider(version, rp):
     return data
 
 
-def not_found(uuid):
-    return errors.not_found('No resource provider with uuid %s found'
-                            % uuid)
+NOT_FOUND = 'No resource provider with uuid %(uuid)s found'
 
 
-def provider_uuid(req):
+def not_found(uuid, detail=NOT_FOUND):
+    return errors.not_found(detail % {'uuid': uuid})
+
+
+def provider_uuid(req, detail=NOT_FOUND):
     """The URL's ``{uuid}``, canonical; a 404 if it is not a uuid."""
     try:
         return query.canonical_uuid(req.urlvars['uuid'])
     except ValueError:
-        raise not_found(req.urlvars['uuid'])
+        raise not_found(req.urlvars['uuid'], detail)
 
 
-def get_provider(req):
-    """The provider named by the URL's ``{uuid}``, or a 404."""
-    uuid = provider_uuid(req)
+def get_provider(req, detail=NOT_FOUND):
+    """The provider named by the URL's ``{uuid}``, or a 404.
+
+    ``detail``: placement's words for the 404, which differ by route.
+    """
+    uuid = provider_uuid(req, detail)
     try:
         return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
     except exception.ResourceProviderNotFound:
-        raise not_found(uuid)
+        raise not_found(uuid, detail)
+
+
+# Placement's words for a stale generation on a provider's traits or
+# aggregates (its inventories' conflict is worded differently).
+GENERATION_CHANGED = ("Resource provider's generation already changed. "
+                      "Please update the generation and try again.")
 
 
 def check_generation(rp, seen, detail='resource provider generation '
@@ -95,9 +106,12 @@ def list_resource_providers(req):
     try:
         providers = rp_obj.ResourceProviderList.get_all_by_filters(
             util.context(req), filters)
-    except (exception.ResourceClassNotFound, exception.TraitNotFound) as exc:
+    except exception.ResourceClassNotFound as exc:
+        raise errors.bad_request('Invalid resource class in resources '
+                                 'parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
         raise errors.bad_request('Invalid query string parameters: %s'
-                                 % exc)
+                                 % errors.placement_detail(exc))
     return util.respond(
         req, {'resource_providers': [format_provider(version, rp)
                                      for rp in providers]},
@@ -157,5 +171,5 @@ def update_resource_provider(req):
 
 def delete_resource_provider(req):
     util.authorize(req, policies.DELETE)
-    get_provider(req).destroy()
+    get_provider(req, NOT_FOUND + ' for delete').destroy()
     return util.respond(req, status=204)
