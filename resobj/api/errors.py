@@ -151,6 +151,14 @@ def _wording():
             "'%(resource_class)s' on resource provider "
             "'%(resource_provider)s'. The requested amount would exceed "
             "the capacity.",
+        exc.InvalidAllocationConstraintsViolated:
+            "Unable to allocate inventory: Unable to create allocation for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s'. The requested amount would violate "
+            "inventory constraints.",
+        exc.ResourceProviderInUse:
+            'Unable to delete resource provider %(uuid)s: Resource provider '
+            'has allocations.',
         exc.ResourceClassCannotDeleteStandard:
             'Error in delete resource class: Cannot delete standard '
             'resource class %(name)s.',

@@ -133,11 +133,16 @@ def root_required(value):
 def _traits(value, param, forbidden_ok=True):
     """'A,!B' -> ([required names], {forbidden names}), each checked."""
     required, forbidden = [], set()
+    # Placement's words, which name the form the version accepts.
+    form = ("Invalid query string parameters: Expected '%s' parameter "
+            "value of the form: HW_CPU_X86_VMX,%sCUSTOM_MAGIC. "
+            % (param, '!' if forbidden_ok else ''))
     for name in (n.strip() for n in value.split(',')):
+        if not name:
+            raise bad_value(form + 'Got an empty trait in: %s' % value)
         if name.startswith('!'):
             if not forbidden_ok:
-                raise bad_value('Forbidden traits (!TRAIT) need '
-                                'microversion 1.22.')
+                raise bad_value(form + 'Got: %s' % value)
             _check_traits([name[1:]], value, param)
             forbidden.add(name[1:])
         else:

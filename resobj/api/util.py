@@ -70,7 +70,8 @@ def _cut(text):
 
 
 def _indent(value):
-    return textwrap.indent(pprint.pformat(value, width=72), '    ')
+    return textwrap.indent(pprint.pformat(value, width=72, sort_dicts=False),
+                           '    ')
 
 
 def _index(path):
@@ -159,6 +160,12 @@ def dumps(data):
         return json.dumps(data, separators=(',', ':')).encode()
 
 
+# ``respond(last_modified=NO_TIME)``: what is returned has no change
+# time (a provider's inventories when it has none), and, as placement
+# does, the answer has no Last-Modified.
+NO_TIME = object()
+
+
 def respond(req, data=None, status=200, headers=None, last_modified=None,
             cache_headers=False):
     """A JSON (or empty) response with the version's caching headers.
@@ -182,7 +189,9 @@ def respond(req, data=None, status=200, headers=None, last_modified=None,
         resp.headers[name] = value
     if version(req) >= (1, 15) and (req.method == 'GET' or cache_headers
                                     or data is not None):
-        resp.last_modified = _http_date(last_modified or timeutils.utcnow())
+        if last_modified is not NO_TIME:
+            resp.last_modified = _http_date(last_modified or
+                                            timeutils.utcnow())
         resp.cache_control = 'no-cache'
     return resp
 

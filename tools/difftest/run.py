@@ -75,9 +75,16 @@ def run(args, ref, res):
             ref_answer = ref.send(req)
             res_answer = res.send(req)
             totals['requests'] += 1
+            _bind_created(req, ref_answer, ref_names, res_answer, res_names)
             a = compare.normalise(ref_answer, ref_names)
             b = compare.normalise(res_answer, res_names)
+            if args.trace:
+                print('%d %d %s' % (ref_answer.status, res_answer.status,
+                                    describe(req)))
             diffs = compare.differences(a, b)
+            known, diffs = compare.accepted(a, b, diffs)
+            if known:
+                totals['documented deviations'] += 1
             if diffs:
                 totals['differences'] += 1
                 key = compare.signature(req, diffs)
@@ -92,6 +99,18 @@ def run(args, ref, res):
                 break
         totals['sequences'] += 1
     return kinds, totals
+
+
+def _bind_created(req, ref_answer, ref_names, res_answer, res_names):
+    """Give the providers both servers created for one request (without
+    a uuid in the body) the same name on both sides."""
+    if req['method'] != 'POST' or req['path'] != '/resource_providers':
+        return
+    found = [compare.UUID_RE.search(answer.headers.get('location', ''))
+             for answer in (ref_answer, res_answer)]
+    if all(found):
+        ref_names.bind(found[0].group(0))
+        res_names.bind(found[1].group(0))
 
 
 def report(key, kind):
@@ -117,6 +136,8 @@ def main(argv=None):
     parser.add_argument('--pg-url', default=PG_URL)
     parser.add_argument('--keep', action='store_true',
                         help='keep the temporary directory (logs)')
+    parser.add_argument('--trace', action='store_true',
+                        help='print every request and both statuses')
     parser.add_argument('--verbose', '-v', action='store_true',
                         help='print each kind as it is found')
     args = parser.parse_args(argv)
@@ -134,9 +155,10 @@ def main(argv=None):
             report(key, kind)
     print('=' * 72)
     print('%s: %d sequences, %d requests, %d differing answers of %d '
-          'kinds in %.0f s' % (args.backend, totals['sequences'],
-                               totals['requests'], totals['differences'],
-                               len(kinds), time.monotonic() - start))
+          'kinds (and %d answers differing only as documented) in %.0f s'
+          % (args.backend, totals['sequences'], totals['requests'],
+             totals['differences'], len(kinds),
+             totals['documented deviations'], time.monotonic() - start))
     return 1 if kinds else 0
 
 

@@ -35,7 +35,7 @@ def build(req, rp, resource_class, values):
                              **fields)
 
 
-# Placement's words for a missing provider on these routes.
+# Placement's words for a missing provider on these routes' GET.
 _NOT_FOUND = rp_handler.NOT_FOUND + ' : ' + rp_handler.NOT_FOUND
 
 
@@ -48,6 +48,13 @@ def _all(rp, inventories):
     return {'resource_provider_generation': rp.generation,
             'inventories': {inv.resource_class: _format(inv)
                             for inv in inventories}}
+
+
+def _newest(inventories):
+    """The inventories' latest change time; NO_TIME if there are none."""
+    if not inventories:
+        return util.NO_TIME
+    return util.newest(*(i.updated_at or i.created_at for i in inventories))
 
 
 def _location(rp, resource_class):
@@ -67,13 +74,13 @@ def get_inventories(req):
     rp = rp_handler.get_provider(req, _NOT_FOUND)
     inventories = inv_obj.InventoryList.get_all_by_resource_provider(
         util.context(req), rp)
-    return util.respond(req, _all(rp, inventories), last_modified=util.newest(
-        *(i.updated_at or i.created_at for i in inventories)))
+    return util.respond(req, _all(rp, inventories),
+                        last_modified=_newest(inventories))
 
 
 def create_inventory(req):
     util.authorize(req, policies.CREATE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.POST)
     inventory = build(req, rp, data['resource_class'], data)
     _write(rp.add_inventory, inventory)
@@ -83,20 +90,21 @@ def create_inventory(req):
 
 def set_inventories(req):
     util.authorize(req, policies.UPDATE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.PUT_ALL)
     rp_handler.check_generation(rp, data['resource_provider_generation'])
     inventories = inv_obj.InventoryList(util.context(req), objects=[
         build(req, rp, rc, values)
         for rc, values in sorted(data['inventories'].items())])
     _write(rp.set_inventory, inventories)
-    return util.respond(req, _all(rp, inventories))
+    return util.respond(req, _all(rp, inventories),
+                        last_modified=None if inventories else util.NO_TIME)
 
 
 @microversion.available((1, 5), status=405)
 def delete_inventories(req):
     util.authorize(req, policies.DELETE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     rp.set_inventory(inv_obj.InventoryList(util.context(req), objects=[]))
     return util.respond(req, status=204)
 
@@ -122,7 +130,7 @@ def get_inventory(req):
 
 def update_inventory(req):
     util.authorize(req, policies.UPDATE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.PUT_ONE)
     rp_handler.check_generation(rp, data['resource_provider_generation'])
     resource_class = req.urlvars['resource_class']
@@ -139,7 +147,7 @@ def update_inventory(req):
 
 def delete_inventory(req):
     util.authorize(req, policies.DELETE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     resource_class = req.urlvars['resource_class']
     try:
         rp.delete_inventory(resource_class)

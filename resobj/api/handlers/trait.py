@@ -116,7 +116,7 @@ def list_traits_for_resource_provider(req):
 @microversion.available(_6)
 def update_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_UPDATE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.PUT_PROVIDER_TRAITS)
     rp_handler.check_generation(rp, data['resource_provider_generation'],
                                 rp_handler.GENERATION_CHANGED)
@@ -130,6 +130,6 @@ def update_traits_for_resource_provider(req):
 @microversion.available(_6)
 def delete_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_DELETE)
-    rp = rp_handler.get_provider(req, _NOT_FOUND)
+    rp = rp_handler.get_provider(req)
     rp.set_traits([])
     return util.respond(req, status=204)
