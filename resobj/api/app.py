@@ -127,9 +127,7 @@ def _path(req):
 
 def _check_content(req):
     if req.accept and not req.accept.acceptable_offers(['application/json']):
-        raise errors.HTTPError(
-            406, 'Only application/json is available; the request accepts '
-            '%s.' % req.headers.get('Accept'))
+        raise errors.HTTPError(406, 'Only application/json is provided')
     if req.method in _BODY_METHODS or req.content_length:
         if req.content_length and not req.content_type:
             raise errors.bad_request(

@@ -92,9 +92,12 @@ def json_body(req, schema):
     """The request's JSON document, validated against ``schema``."""
     content_type = (req.content_type or '').lower()
     if content_type != 'application/json':
+        # Placement's words, the media type named in both sentences.
         raise errors.HTTPError(
-            415, 'The media type %s is not supported, use '
-            'application/json' % (req.content_type or 'None'))
+            415, 'The request media type %(type)s is not supported by this '
+            'server. \n\n The media type %(type)s is not supported, use '
+            'application/json' % {'type': req.content_type or 'None'},
+            explained=True)
     try:
         data = json.loads(req.body or b'', parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:

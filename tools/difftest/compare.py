@@ -24,8 +24,10 @@ COMPARED_HEADERS = ('content-type', 'location', 'allow', 'cache-control',
 PRESENCE_HEADERS = ('last-modified', 'x-openstack-request-id')
 
 # Lists whose order the reference does not define: compared as sorted.
-# Keyed by the member name holding the list.
-UNORDERED_MEMBERS = frozenset(['allocation_requests'])
+# Keyed by the member name holding the list. Placement lists traits in
+# id order, and inserts the standard ones from a set, whose order
+# differs between processes.
+UNORDERED_MEMBERS = frozenset(['allocation_requests', 'traits'])
 
 
 class Answer:
@@ -54,7 +56,7 @@ class UuidNames:
     """
 
     def __init__(self, known):
-        self._known = known
+        self.known = self._known = known
         self._names = {}
         self._created = 0
 

@@ -62,20 +62,42 @@ def describe(req):
     return text
 
 
+def translate(req, same):
+    """``req`` for resobj: the uuids the reference generated replaced by
+    the ones resobj generated for the same request."""
+    if not same:
+        return req
+    req = dict(req)
+
+    def replace(match):
+        return same.get(match.group(0), match.group(0))
+    req['path'] = compare.UUID_RE.sub(replace, req['path'])
+    if req.get('body') is not None:
+        req['body'] = compare.UUID_RE.sub(
+            replace, req['body'].decode('utf-8', 'surrogatepass')).encode(
+                'utf-8', 'surrogatepass')
+    return req
+
+
 def run(args, ref, res):
     kinds = collections.OrderedDict()
     totals = collections.Counter()
+    # Every uuid any sequence chose (a later sequence meets an earlier
+    # one's leftovers), and {reference's uuid: resobj's} for what the
+    # servers named themselves.
+    chosen, same = set(), {}
     for seed in range(args.seed, args.seed + args.sequences):
-        seq = generate.Sequence(seed, args.length)
-        ref_names = compare.UuidNames(seq.chosen)
-        res_names = compare.UuidNames(seq.chosen)
+        seq = generate.Sequence(seed, args.length, chosen)
+        ref_names = compare.UuidNames(chosen)
+        res_names = compare.UuidNames(chosen)
         steps = seq.steps()
         req = next(steps)
         while True:
             ref_answer = ref.send(req)
-            res_answer = res.send(req)
+            res_answer = res.send(translate(req, same))
             totals['requests'] += 1
-            _bind_created(req, ref_answer, ref_names, res_answer, res_names)
+            _bind_created(req, ref_answer, ref_names, res_answer, res_names,
+                          same)
             a = compare.normalise(ref_answer, ref_names)
             b = compare.normalise(res_answer, res_names)
             if args.trace:
@@ -101,16 +123,18 @@ def run(args, ref, res):
     return kinds, totals
 
 
-def _bind_created(req, ref_answer, ref_names, res_answer, res_names):
+def _bind_created(req, ref_answer, ref_names, res_answer, res_names, same):
     """Give the providers both servers created for one request (without
-    a uuid in the body) the same name on both sides."""
+    a uuid in the body) the same name on both sides, and remember which
+    of resobj's uuids stands for which of the reference's."""
     if req['method'] != 'POST' or req['path'] != '/resource_providers':
         return
     found = [compare.UUID_RE.search(answer.headers.get('location', ''))
              for answer in (ref_answer, res_answer)]
-    if all(found):
+    if all(found) and found[0].group(0) not in ref_names.known:
         ref_names.bind(found[0].group(0))
         res_names.bind(found[1].group(0))
+        same[found[0].group(0)] = found[1].group(0)
 
 
 def report(key, kind):

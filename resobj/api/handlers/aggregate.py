@@ -40,4 +40,5 @@ def set_aggregates(req):
         aggregates = util.json_body(req, schema.PUT_LIST)
     aggregates = [query.canonical_uuid(a) for a in aggregates]
     rp.set_aggregates(aggregates, increment_generation=with_generation)
-    return util.respond(req, _format(req, rp, rp.get_aggregates()))
+    # As placement: the answer lists them as the request did.
+    return util.respond(req, _format(req, rp, aggregates))

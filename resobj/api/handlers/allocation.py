@@ -114,8 +114,12 @@ def _replace(req, consumers):
     try:
         allocation_list.replace_all(
             consumer_generations=generations or None, emptied=emptied)
-    except (exception.ResourceProviderNotFound,
-            exception.ResourceClassNotFound) as exc:
+    except exception.ResourceProviderNotFound as exc:
+        # Placement's words.
+        raise errors.bad_request(
+            "Allocation for resource provider '%s' that does not exist."
+            % exc.kwargs.get('key', ''))
+    except exception.ResourceClassNotFound as exc:
         raise errors.bad_request('Unable to allocate inventory: %s' % exc)
     return util.respond(req, status=204)
 

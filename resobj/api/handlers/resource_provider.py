@@ -150,8 +150,9 @@ def get_resource_provider(req):
 def update_resource_provider(req):
     util.authorize(req, policies.UPDATE)
     version = util.version(req)
-    data = util.json_body(req, common.for_version(schema.put, version))
+    # In placement's order: the provider first, then the body.
     rp = get_provider(req)
+    data = util.json_body(req, common.for_version(schema.put, version))
     rp.name = data['name']
     if 'parent_provider_uuid' in data:
         parent = data['parent_provider_uuid']

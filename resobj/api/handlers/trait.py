@@ -116,8 +116,9 @@ def list_traits_for_resource_provider(req):
 @microversion.available(_6)
 def update_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_UPDATE)
-    rp = rp_handler.get_provider(req)
+    # In placement's order: the body first, then the provider.
     data = util.json_body(req, schema.PUT_PROVIDER_TRAITS)
+    rp = rp_handler.get_provider(req)
     rp_handler.check_generation(rp, data['resource_provider_generation'],
                                 rp_handler.GENERATION_CHANGED)
     try:

@@ -379,10 +379,11 @@ def get_all_by_filters(context, filters=None):
     ``name``, ``uuid``
         exact match;
     ``member_of``
-        a list of lists of aggregate uuids: the provider, or its root,
-        must be in at least one aggregate of every inner list;
+        a list of lists of aggregate uuids: the provider must be in at
+        least one aggregate of every inner list (its root's aggregates
+        do not count, as in placement's provider list);
     ``forbidden_aggregates``
-        aggregate uuids neither the provider nor its root may be in;
+        aggregate uuids the provider may not be in;
     ``in_tree``
         a provider uuid: providers of the same tree;
     ``required_traits``
@@ -411,11 +412,13 @@ def get_all_by_filters(context, filters=None):
         stmt = stmt.where(_RP.c.uuid == filters['uuid'])
     if filters.get('in_tree') is not None:
         stmt = stmt.where(sql.in_tree_of(filters['in_tree']))
+    # The provider's own aggregates, not its root's: placement's rule
+    # for listing providers (a candidate search counts the root's too).
     for any_of in filters.get('member_of') or ():
-        stmt = stmt.where(sql.in_aggregates(any_of))
+        stmt = stmt.where(sql.in_aggregates(any_of, through_root=False))
     if filters.get('forbidden_aggregates'):
         stmt = stmt.where(~sql.in_aggregates(
-            filters['forbidden_aggregates']))
+            filters['forbidden_aggregates'], through_root=False))
     required = [set(any_of) for any_of in
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())

@@ -43,11 +43,13 @@ def ensure_sync(context):
         context,
         sa.select(_TABLE.c.name)).scalars())
     now = base.utcnow()
-    # In os-traits' order, as placement inserts them: lists come back in
-    # id order, so a fresh database lists traits as placement's does.
+    # By name: lists come in id order, so standard traits list
+    # alphabetically on every deployment (placement's order of them
+    # follows a set's, which differs between processes), custom ones
+    # after them in creation order.
     return utils.insert_missing(context, _TABLE, [
         {'name': name, 'created_at': now}
-        for name in os_traits.get_traits() if name not in present])
+        for name in sorted(_standard_names() - present)])
 
 
 @facade.reader
