@@ -60,7 +60,7 @@ def validate(data, schema, what):
 
 
 # jsonschema's messages quote the value: a long one is cut short.
-_MESSAGE_LENGTH = 1000
+_MESSAGE_LENGTH = 10000
 
 
 def _cut(text):

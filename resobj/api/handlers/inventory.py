@@ -24,12 +24,13 @@ def build(req, rp, resource_class, values):
     # Equal became legal in 1.26 (a provider taken out of service).
     if reserved > total or (reserved == total and
                             util.version(req) < (1, 26)):
+        # Placement's words.
         raise errors.bad_request(
-            'Unable to update inventory of %s for resource provider %s: '
-            'reserved (%d) must be %s total (%d).' % (
-                resource_class, rp.uuid, reserved,
-                'at most' if util.version(req) >= (1, 26) else 'less than',
-                total))
+            "Unable to %s inventory for resource provider %s: Invalid "
+            "inventory for '%s' on resource provider '%s'. The reserved "
+            "value is greater than %stotal." % (
+                _action(req), rp.uuid, resource_class, rp.uuid,
+                '' if util.version(req) >= (1, 26) else 'or equal to '))
     fields = {k: v for k, v in values.items() if k in schema.VALUE_FIELDS}
     return inv_obj.Inventory(util.context(req), resource_class=resource_class,
                              **fields)
@@ -61,12 +62,18 @@ def _location(rp, resource_class):
     return '/resource_providers/%s/inventories/%s' % (rp.uuid, resource_class)
 
 
-def _write(call, *args):
+def _action(req):
+    return 'create' if req.method == 'POST' else 'update'
+
+
+def _write(req, rp, call, *args):
     """Run an inventory write; unknown classes are the client's error."""
     try:
         return call(*args)
     except exception.ResourceClassNotFound as exc:
-        raise errors.bad_request(str(exc))
+        raise errors.bad_request(
+            'Unable to %s inventory for resource provider %s: %s'
+            % (_action(req), rp.uuid, exc))
 
 
 def get_inventories(req):
@@ -83,7 +90,7 @@ def create_inventory(req):
     rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.POST)
     inventory = build(req, rp, data['resource_class'], data)
-    _write(rp.add_inventory, inventory)
+    _write(req, rp, rp.add_inventory, inventory)
     return util.respond(req, _one(rp, inventory), status=201, headers={
         'Location': _location(rp, inventory.resource_class)})
 
@@ -96,7 +103,7 @@ def set_inventories(req):
     inventories = inv_obj.InventoryList(util.context(req), objects=[
         build(req, rp, rc, values)
         for rc, values in sorted(data['inventories'].items())])
-    _write(rp.set_inventory, inventories)
+    _write(req, rp, rp.set_inventory, inventories)
     return util.respond(req, _all(rp, inventories),
                         last_modified=None if inventories else util.NO_TIME)
 
@@ -136,7 +143,7 @@ def update_inventory(req):
     resource_class = req.urlvars['resource_class']
     inventory = build(req, rp, resource_class, data)
     try:
-        _write(rp.update_inventory, inventory)
+        _write(req, rp, rp.update_inventory, inventory)
     except exception.InventoryNotFound:
         raise errors.bad_request(
             'No inventory record with resource class for resource provider '

@@ -131,13 +131,43 @@ def create_resource_provider(req):
             data['parent_provider_uuid'])
     try:
         rp.create()
-    except exception.ResourceProviderNotFound as exc:
-        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    except exception.ResourceProviderNotFound:
+        raise errors.bad_request(_CREATE_FAILED % (
+            rp.name, rp.uuid, 'parent provider UUID does not exist.'))
+    except exception.InvalidResourceProviderParent as exc:
+        raise errors.bad_request(_CREATE_FAILED % (
+            rp.name, rp.uuid, _PARENT_FAULTS.get(
+                exc.kwargs['reason'], exc.kwargs['reason'])))
+    except exception.ResourceProviderExists:
+        raise errors.conflict(_which_exists(req, rp), errors.DUPLICATE_NAME)
     location = '/resource_providers/%s' % rp.uuid
     if version >= (1, 20):
         return util.respond(req, format_provider(version, rp),
                             headers={'Location': location})
     return util.respond(req, status=201, headers={'Location': location})
+
+
+# Placement's words for a provider it cannot create or save.
+_CREATE_FAILED = ('Unable to create resource provider "%s", %s: Object '
+                  'action create failed because: %s')
+_SAVE_FAILED = 'Unable to save resource provider %s: Object action %s'
+_PARENT_FAULTS = {
+    'no such provider': 'parent provider UUID does not exist.',
+    'a provider cannot be its own parent':
+        'parent provider UUID cannot be same as UUID. Please set parent '
+        'provider UUID to None if there is no parent.',
+}
+
+
+def _which_exists(req, rp):
+    """Placement's 409 detail: whether the uuid or the name is taken."""
+    try:
+        rp_obj.ResourceProvider.get_by_uuid(util.context(req), rp.uuid)
+    except exception.ResourceProviderNotFound:
+        return ('Conflicting resource provider name: %s already exists.'
+                % rp.name)
+    return ('Conflicting resource provider uuid: %s already exists.'
+            % rp.uuid)
 
 
 def get_resource_provider(req):
@@ -159,14 +189,29 @@ def update_resource_provider(req):
         parent = query.canonical_uuid(parent) if parent else None
         if parent != rp.parent_provider_uuid:
             if rp.parent_provider_uuid is not None and version < (1, 37):
-                raise errors.bad_request(
-                    'Re-parenting or un-parenting a provider needs '
-                    'microversion 1.37.')
+                # Re-parenting and un-parenting came with 1.37.
+                raise errors.bad_request(_SAVE_FAILED % (
+                    rp.uuid, 'update failed because: %s-parenting a '
+                    'provider is not currently allowed.' % (
+                        're' if parent else 'un')))
             rp.parent_provider_uuid = parent
     try:
         rp.save()
-    except exception.ResourceProviderNotFound as exc:
-        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    except exception.ResourceProviderNotFound:
+        raise errors.bad_request(_SAVE_FAILED % (
+            rp.uuid, 'create failed because: parent provider UUID does '
+            'not exist.'))
+    except exception.InvalidResourceProviderParent as exc:
+        if exc.kwargs['reason'] == 'no such provider':
+            detail = ('create failed because: parent provider UUID does '
+                      'not exist.')
+        else:
+            detail = ('update failed because: creating loop in the '
+                      'provider tree is not allowed.')
+        raise errors.bad_request(_SAVE_FAILED % (rp.uuid, detail))
+    except exception.ResourceProviderExists:
+        raise errors.conflict('Conflicting resource provider %s already '
+                              'exists.' % rp.name, errors.DUPLICATE_NAME)
     return util.respond(req, format_provider(version, rp))
 
 
