@@ -47,12 +47,17 @@ class Application:
                 h for h in response_headers
                 if h[0].lower() not in ('openstack-api-version', 'vary')]
             response_headers.extend(headers)
-            response_headers.append(
-                (microversion.HEADER, microversion.header_value(version)))
+            if version is not None:
+                response_headers.append(
+                    (microversion.HEADER,
+                     microversion.header_value(version)))
             response_headers.append(('Vary', microversion.VARY))
             return start_response(status, response_headers, exc_info)
 
         try:
+            # None while unknown: an answer to a bad version header names
+            # no version, as placement's does.
+            version = None
             version = _negotiate(environ)
             environ[util.MICROVERSION] = version
             environ[util.POLICY] = self._policy
@@ -107,11 +112,13 @@ def _negotiate(environ):
     try:
         return microversion.parse(environ.get('HTTP_OPENSTACK_API_VERSION'))
     except microversion.MalformedVersion as exc:
-        raise errors.bad_request(str(exc))
+        raise errors.bad_request('Invalid microversion: %s' % exc)
     except microversion.UnacceptableVersion as exc:
+        # Placement's words, its explanation's quirks included.
         raise errors.HTTPError(
-            406, 'Unacceptable version header: %s; this service supports '
-            '%s to %s.' % (exc.version, microversion.MIN, microversion.MAX),
+            406, 'The resource could not be generated that was acceptable '
+            'to your browser (content of type application/json. \n\n '
+            'Invalid microversion: %s' % exc, explained=True,
             extra={'min_version': str(microversion.MIN),
                    'max_version': str(microversion.MAX)})
 
@@ -140,7 +147,8 @@ _ERROR_CODES = (1, 23)
 
 def _error_response(error, request_id, version):
     resp = webob.Response(status=error.status)
-    resp.body = error.body(request_id, with_code=version >= _ERROR_CODES)
+    resp.body = error.body(request_id, with_code=(
+        version is not None and version >= _ERROR_CODES))
     resp.content_type = 'application/json'
     resp.charset = None
     for name, value in error.headers.items():

@@ -108,6 +108,8 @@ def _table():
         (exc.ResourceClassExists, 409, DUPLICATE_NAME),
         (exc.TraitExists, 409, DUPLICATE_NAME),
         (exc.InventoryInUse, 409, INVENTORY_INUSE),
+        # Placement's code for a duplicate inventory (a lost race to it).
+        (exc.InventoryExists, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderInUse, 409, PROVIDER_INUSE),
         (exc.CannotDeleteParentResourceProvider, 409,
          PROVIDER_CANNOT_DELETE_PARENT),

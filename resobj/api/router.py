@@ -104,9 +104,11 @@ class Router:
             if getattr(handler, 'unavailable_status', 404) == 404:
                 # The method is newer than the request: as if unrouted.
                 break
-            raise _not_allowed(method, [
-                m for m, h in methods.items()
-                if microversion.serves(h, version)])
+            # Placement's answer for a method newer than the request on
+            # a route that has others: a 405 without Allow.
+            raise errors.HTTPError(
+                405, 'The method %s is not allowed for this resource.'
+                % method, explained=True)
         raise errors.not_found('')
 
 

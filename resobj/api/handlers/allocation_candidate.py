@@ -29,6 +29,9 @@ def _groups(req, version):
     """RequestGroups from the query string; 400 for anything unknown."""
     allowed = set(schema.group_keys(version))
     other = schema.query(version)['properties']
+    # Placement's words for an unknown name, or no resources before 1.25.
+    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
+                  schema.names(version), 'Invalid query string parameters:')
     groups = {}
     for key in req.GET.keys():
         if key in other:
@@ -72,8 +75,8 @@ def _groups(req, version):
         result.append(group)
     if '' not in groups and (version < (1, 25) or not groups):
         raise errors.bad_request(
-            'Invalid query string parameters: the resources parameter is '
-            'required.', errors.QUERY_MISSING_VALUE)
+            'At least one request group (`resources` or `resources{$S}`) '
+            'is required.')
     return result
 
 

@@ -103,7 +103,13 @@ def set_inventories(req):
     inventories = inv_obj.InventoryList(util.context(req), objects=[
         build(req, rp, rc, values)
         for rc, values in sorted(data['inventories'].items())])
-    _write(req, rp, rp.set_inventory, inventories)
+    try:
+        _write(req, rp, rp.set_inventory, inventories)
+    except exception.InventoryInUse as exc:
+        # Placement's words here.
+        raise errors.conflict('update conflict: %s'
+                              % errors.placement_detail(exc),
+                              errors.INVENTORY_INUSE)
     return util.respond(req, _all(rp, inventories),
                         last_modified=None if inventories else util.NO_TIME)
 

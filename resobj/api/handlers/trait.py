@@ -47,15 +47,17 @@ def _check_list_query(req):
                                  'accepts "true" or "false"')
 
 
+_INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer '
+                  'than 255 characters, start with the prefix "CUSTOM_" and '
+                  'use following characters: "A"-"Z", "0"-"9" and "_"')
+
+
 def _name(req):
     name = req.urlvars['name']
     try:
         util.validate(name, common.TRAIT, 'Trait name')
     except errors.HTTPError:
-        raise errors.bad_request(
-            'The trait is invalid. A valid trait must be no longer than '
-            '255 characters, start with the prefix "CUSTOM_" and use '
-            'following characters: "A"-"Z", "0"-"9" and "_"')
+        raise errors.bad_request(_INVALID_TRAIT)
     return name
 
 
@@ -75,16 +77,17 @@ def put_trait(req):
     util.authorize(req, policies.UPDATE)
     name = _name(req)
     if not name.startswith('CUSTOM_'):
-        raise errors.bad_request(
-            'The trait %s is not a custom trait: only CUSTOM_ traits can '
-            'be created.' % name)
+        raise errors.bad_request(_INVALID_TRAIT)
     trait = trait_obj.Trait(util.context(req), name=name)
+    # Both answers name it, as placement's do.
+    location = {'Location': '/traits/%s' % name}
+    status = 201
     try:
         trait.create()
     except exception.TraitExists:
-        return util.respond(req, status=204, cache_headers=True)
-    return util.respond(req, status=201, cache_headers=True,
-                        headers={'Location': '/traits/%s' % name})
+        status = 204
+    return util.respond(req, status=status, cache_headers=True,
+                        headers=location)
 
 
 @microversion.available(_6)
@@ -124,7 +127,8 @@ def update_traits_for_resource_provider(req):
     try:
         rp.set_traits(data['traits'])
     except exception.TraitNotFound as exc:
-        raise errors.bad_request(errors.placement_detail(exc))
+        # Placement's words here.
+        raise errors.bad_request('No such trait %s' % exc.kwargs['name'])
     return util.respond(req, _provider_traits(rp))
 
 

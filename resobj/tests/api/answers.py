@@ -51,5 +51,8 @@ def assert_answer(test, resp, method, request):
 
 def _version(resp):
     """The (major, minor) the answer was served at."""
+    if 'OpenStack-API-Version' not in resp.headers:
+        # An answer to a malformed or unacceptable version header.
+        return (1, 0)
     value = resp.headers['OpenStack-API-Version'].split()[-1]
     return tuple(int(part) for part in value.split('.'))
