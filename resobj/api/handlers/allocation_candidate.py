@@ -164,8 +164,13 @@ def list_allocation_candidates(req):
         # An unknown in_tree provider has no tree to search: placement
         # answers with no candidates, not an error.
         candidates = ac_obj.AllocationCandidates([], {})
-    except (exception.ResourceClassNotFound, exception.TraitNotFound,
-            exception.UnsupportedCandidateRequest) as exc:
+    except exception.ResourceClassNotFound as exc:
+        # Placement's words.
+        raise errors.bad_request('Invalid resource class in resources '
+                                 'parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
+        raise errors.bad_request(errors.placement_detail(exc))
+    except exception.UnsupportedCandidateRequest as exc:
         raise errors.bad_request(str(exc))
     requested = set().union(*(g.resources for g in groups))
     return util.respond(req, _format(version, candidates, requested))

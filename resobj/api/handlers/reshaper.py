@@ -52,4 +52,9 @@ def reshape(req):
         raise errors.bad_request(str(exc), errors.PROVIDER_NOT_FOUND)
     except exception.ResourceClassNotFound as exc:
         raise errors.bad_request(str(exc))
+    except exception.InventoryInUse as exc:
+        # Placement's words here.
+        raise errors.conflict('update conflict: %s'
+                              % errors.placement_detail(exc),
+                              errors.INVENTORY_INUSE)
     return util.respond(req, status=204)

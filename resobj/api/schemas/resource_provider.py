@@ -1,7 +1,8 @@
 from resobj.api.schemas import common
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
-_PARENT = dict(common.UUID, type=['string', 'null'])
+# anyOf, as placement's: its error message says so.
+_PARENT = {'anyOf': [common.UUID, {'type': 'null'}]}
 
 
 def post(version):
