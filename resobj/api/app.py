@@ -63,8 +63,8 @@ class Application:
             environ[util.POLICY] = self._policy
             return self._stack(environ, start)
         except errors.HTTPError as error:
-            return _error_response(error, request_id, version)(environ,
-                                                              start)
+            response = _error_response(error, request_id, version)
+            return response(environ, start)
         except Exception:
             # Never the server's HTML page: clients parse every error.
             LOG.exception('Unexpected error on %s %s',

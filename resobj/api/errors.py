@@ -129,9 +129,12 @@ def _consumer_conflict(kwargs):
 
 
 def _wording():
-    """{exception class: detail}: placement's wording of the errors
-    clients, log scrapers and runbooks match, observed from its answers.
-    A str is formatted with the exception's keyword arguments."""
+    """{exception class: detail}: placement's words for these errors.
+
+    Clients, log scrapers and runbooks match them; they were observed
+    from its answers. A str is formatted with the exception's keyword
+    arguments.
+    """
     from resobj import exception as exc
     return {
         exc.ConsumerGenerationConflict: _consumer_conflict,
@@ -161,6 +164,9 @@ def _wording():
         exc.ResourceProviderInUse:
             'Unable to delete resource provider %(uuid)s: Resource provider '
             'has allocations.',
+        exc.ResourceClassInUse:
+            'Error in delete resource class: Cannot delete resource class '
+            '%(name)s. Class is in use in inventory.',
         exc.ResourceClassCannotDeleteStandard:
             'Error in delete resource class: Cannot delete standard '
             'resource class %(name)s.',

@@ -269,9 +269,12 @@ class Sequence:
 
     @staticmethod
     def valid(record):
-        """``record`` with reserved below total: placement does not
-        check that in a reshape (a documented deviation), and a sequence
-        that diverged there would differ in every later generation."""
+        """``record`` with reserved below total.
+
+        Placement does not check that in a reshape (a documented
+        deviation), and a sequence that diverged there would differ in
+        every later generation.
+        """
         if record.get('reserved', 0) >= record['total']:
             record['reserved'] = 0
         return record
@@ -382,8 +385,8 @@ class Sequence:
             yield request('GET', '/traits/%s' % self.pick(
                 self.traits + ['CUSTOM_NOPE']), version)
         else:
-            name = self.pick(self.custom_traits + ['HW_CPU_X86_AVX',
-                                                    'CUSTOM_NOPE'])
+            name = self.pick(
+                self.custom_traits + ['HW_CPU_X86_AVX', 'CUSTOM_NOPE'])
             answer = yield request('DELETE', '/traits/%s' % name, version)
             if answer.status == 204 and name in self.custom_traits:
                 self.custom_traits.remove(name)

@@ -63,8 +63,11 @@ def describe(req):
 
 
 def translate(req, same):
-    """``req`` for resobj: the uuids the reference generated replaced by
-    the ones resobj generated for the same request."""
+    """``req`` for resobj, with resobj's uuids for the reference's.
+
+    The uuids the reference generated are replaced by the ones resobj
+    generated for the same request.
+    """
     if not same:
         return req
     req = dict(req)
@@ -124,9 +127,11 @@ def run(args, ref, res):
 
 
 def _bind_created(req, ref_answer, ref_names, res_answer, res_names, same):
-    """Give the providers both servers created for one request (without
-    a uuid in the body) the same name on both sides, and remember which
-    of resobj's uuids stands for which of the reference's."""
+    """Name the providers both servers created for one request alike.
+
+    A request without a uuid in the body; remembers which of resobj's
+    uuids stands for which of the reference's.
+    """
     if req['method'] != 'POST' or req['path'] != '/resource_providers':
         return
     found = [compare.UUID_RE.search(answer.headers.get('location', ''))

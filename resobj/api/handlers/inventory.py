@@ -153,8 +153,8 @@ def update_inventory(req):
     except exception.InventoryNotFound:
         raise errors.bad_request(
             'No inventory record with resource class for resource provider '
-            '%s: No inventory of class %s found.' % (rp.uuid,
-                                                      resource_class))
+            '%s: No inventory of class %s found.'
+            % (rp.uuid, resource_class))
     return util.respond(req, _one(rp, inventory))
 
 

@@ -45,8 +45,10 @@ def group_keys(version):
 
 
 def names(version):
-    """Every parameter name the version takes, as placement checks them
-    (for its words: an unknown name, or no resources before 1.25)."""
+    """Every parameter name the version takes, as placement checks them.
+
+    For its words on an unknown name, or on no resources before 1.25.
+    """
     properties = {key: {} for key in query(version)['properties']}
     schema = {'type': 'object', 'properties': properties,
               'additionalProperties': False}

@@ -334,8 +334,10 @@ def set_aggregates(context, provider_id, aggregate_uuids,
 
 @facade.reader
 def get_aggregates(context, provider_id):
-    """The provider's aggregate uuids, in the order placement lists them:
-    of the aggregates' first appearance."""
+    """The provider's aggregate uuids, in the aggregates' creation order.
+
+    As placement lists them.
+    """
     return list(utils.execute(
         context,
         sa.select(_AGG.c.uuid).select_from(
@@ -360,8 +362,7 @@ def set_traits(context, provider_id, seen_generation, trait_names):
 
 @facade.reader
 def get_traits(context, provider_id):
-    """The provider's trait names, in the traits' creation order (as
-    placement lists them)."""
+    """The provider's trait names, in the traits' creation order."""
     return list(utils.execute(
         context,
         sa.select(_TRAIT.c.name).select_from(
