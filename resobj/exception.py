@@ -370,6 +370,17 @@ class ConcurrentUpdateDetected(Conflict):
 
 
 # Allocations
+class ConsumerGenerationConflict(ConcurrentUpdateDetected):
+    """A write named a consumer generation the consumer no longer has.
+
+    ``actual`` is None when the consumer does not exist (any more, or
+    yet); ``given`` is what the request said (None for "new").
+    """
+    msg_fmt = ('consumer generation conflict - consumer %(consumer)s is at '
+               'generation %(actual)s, the request was made at %(given)s; '
+               're-read it and retry.')
+
+
 class InvalidInventory(Conflict):
     msg_fmt = ('Resource provider %(resource_provider)s has no inventory '
                'of %(resource_class)s.')

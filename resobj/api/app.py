@@ -61,19 +61,25 @@ class Application:
             response_headers = [
                 h for h in response_headers
                 if h[0].lower() not in ('openstack-api-version', 'vary')]
-            response_headers.append(
-                (microversion.HEADER, microversion.header_value(version)))
+            if version is not None:
+                response_headers.append(
+                    (microversion.HEADER,
+                     microversion.header_value(version)))
             response_headers.append(('Vary', microversion.VARY))
             return start_response(status, response_headers, exc_info)
 
         try:
             _check_length(environ, self._max_body)
+            # None while unknown: an answer to a bad version header names
+            # no version, as placement's does.
+            version = None
             version = _negotiate(environ)
             environ[util.MICROVERSION] = version
             environ[util.POLICY] = self._policy
             return self._stack(environ, start)
         except errors.HTTPError as error:
-            return _error_response(error, request_id)(environ, start)
+            response = _error_response(error, request_id, version)
+            return response(environ, start)
         except Exception:
             # Never the server's HTML page: clients parse every error.
             LOG.exception('Unexpected error on %s %s',
@@ -81,7 +87,7 @@ class Application:
                           environ.get('PATH_INFO'))
             return _error_response(errors.HTTPError(
                 500, 'An unexpected error occurred; see the server log.'),
-                request_id)(environ, start)
+                request_id, version)(environ, start)
 
     def _handle(self, environ, start_response):
         req = webob.Request(environ)
@@ -94,9 +100,10 @@ class Application:
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
-            _check_content(req)
+            # Routing first: an unknown URL is a 404 whatever the Accept.
             handler, urlvars = self._router.find(_path(req), req.method,
                                                  version)
+            _check_content(req)
             wellformed.check_url(urlvars)
             wellformed.check_query(req)
             req.urlvars = urlvars
@@ -152,11 +159,13 @@ def _negotiate(environ):
     try:
         return microversion.parse(environ.get('HTTP_OPENSTACK_API_VERSION'))
     except microversion.MalformedVersion as exc:
-        raise errors.bad_request(str(exc))
+        raise errors.bad_request('Invalid microversion: %s' % exc)
     except microversion.UnacceptableVersion as exc:
+        # Placement's words, its explanation's quirks included.
         raise errors.HTTPError(
-            406, 'Unacceptable version header: %s; this service supports '
-            '%s to %s.' % (exc.version, microversion.MIN, microversion.MAX),
+            406, 'The resource could not be generated that was acceptable '
+            'to your browser (content of type application/json. \n\n '
+            'Invalid microversion: %s' % exc, explained=True,
             extra={'min_version': str(microversion.MIN),
                    'max_version': str(microversion.MAX)})
 
@@ -172,18 +181,21 @@ def _path(req):
 
 def _check_content(req):
     if req.accept and not req.accept.acceptable_offers(['application/json']):
-        raise errors.HTTPError(
-            406, 'Only application/json is available; the request accepts '
-            '%s.' % req.headers.get('Accept'))
+        raise errors.HTTPError(406, 'Only application/json is provided')
     if req.method in _BODY_METHODS or req.content_length:
         if req.content_length and not req.content_type:
             raise errors.bad_request(
                 'A request with a body needs a Content-Type header.')
 
 
-def _error_response(error, request_id):
+# Error bodies carry a ``code`` from this version on.
+_ERROR_CODES = (1, 23)
+
+
+def _error_response(error, request_id, version):
     resp = webob.Response(status=error.status)
-    resp.body = error.body(request_id)
+    resp.body = error.body(request_id, with_code=(
+        version is not None and version >= _ERROR_CODES))
     resp.content_type = 'application/json'
     resp.charset = None
     for name, value in error.headers.items():

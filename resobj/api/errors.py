@@ -7,6 +7,7 @@ Every error response, from a handler or from the framework (404, 405,
                  "code": "placement.concurrent_update",
                  "request_id": "req-..."}]}
 
+The ``code`` member exists from microversion 1.23, as in placement.
 The codes are part of the API: clients branch on them, so a code is never
 reused for another meaning. They are placement's, so its clients work
 unchanged; the few that placement lacks start with ``resobj.``.
@@ -62,8 +63,11 @@ class HTTPError(Exception):
     """An error response; handlers raise it, the app formats it."""
 
     def __init__(self, status, detail, code=UNDEFINED, headers=None,
-                 extra=None):
+                 extra=None, explained=False):
         super().__init__(detail)
+        # True when ``detail`` is the whole text, without the status's
+        # explanation in front (placement's 405 puts it after).
+        self.explained = explained
         self.status = status
         self.detail = detail
         self.code = code
@@ -75,15 +79,17 @@ class HTTPError(Exception):
     def title(self):
         return http.client.responses.get(self.status, 'Error')
 
-    def body(self, request_id):
-        explanation = _EXPLANATION.get(self.status, '')
+    def body(self, request_id, with_code=True):
+        explanation = '' if self.explained else _EXPLANATION.get(
+            self.status, '')
         if '%s' in explanation:
             explanation = explanation % 'application/json'
         detail = ('%s\n\n %s' % (explanation, self.detail)
                   if explanation else self.detail)
         error = {'status': self.status, 'title': self.title,
-                 'detail': detail, 'code': self.code,
-                 'request_id': request_id}
+                 'detail': detail, 'request_id': request_id}
+        if with_code:
+            error['code'] = self.code
         error.update(self.extra)
         return jsonutils.dump_as_bytes({'errors': [error]})
 
@@ -112,6 +118,8 @@ def _table():
         (exc.ResourceClassExists, 409, DUPLICATE_NAME),
         (exc.TraitExists, 409, DUPLICATE_NAME),
         (exc.InventoryInUse, 409, INVENTORY_INUSE),
+        # Placement's code for a duplicate inventory (a lost race to it).
+        (exc.InventoryExists, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderInUse, 409, PROVIDER_INUSE),
         (exc.CannotDeleteParentResourceProvider, 409,
          PROVIDER_CANNOT_DELETE_PARENT),
@@ -122,15 +130,83 @@ def _table():
     ]
 
 
+def _consumer_conflict(kwargs):
+    # Placement's words, which clients match: the consumer's generation
+    # first ("null" when it has none), then what the request said.
+    actual = kwargs['actual']
+    return 'consumer generation conflict - expected %s but got %s' % (
+        'null' if actual is None else actual, kwargs['given'])
+
+
+def _wording():
+    """{exception class: detail}: placement's words for these errors.
+
+    Clients, log scrapers and runbooks match them; they were observed
+    from its answers. A str is formatted with the exception's keyword
+    arguments.
+    """
+    from resobj import exception as exc
+    return {
+        exc.ConsumerGenerationConflict: _consumer_conflict,
+        exc.CannotDeleteParentResourceProvider:
+            'Unable to delete parent resource provider %(uuid)s: It has '
+            'child resource providers.',
+        exc.InventoryInUse:
+            "Inventory for '%(resource_classes)s' on resource provider "
+            "'%(provider)s' in use.",
+        exc.ResourceClassExists:
+            'Conflicting resource class already exists: %(name)s',
+        exc.TraitNotFound: 'No such trait(s): %(name)s.',
+        exc.InvalidInventory:
+            "Unable to allocate inventory: Inventory for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s' invalid.",
+        exc.InvalidAllocationCapacityExceeded:
+            "Unable to allocate inventory: Unable to create allocation for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s'. The requested amount would exceed "
+            "the capacity.",
+        exc.InvalidAllocationConstraintsViolated:
+            "Unable to allocate inventory: Unable to create allocation for "
+            "'%(resource_class)s' on resource provider "
+            "'%(resource_provider)s'. The requested amount would violate "
+            "inventory constraints.",
+        exc.ResourceProviderInUse:
+            'Unable to delete resource provider %(uuid)s: Resource provider '
+            'has allocations.',
+        exc.ResourceClassInUse:
+            'Error in delete resource class: Cannot delete resource class '
+            '%(name)s. Class is in use in inventory.',
+        exc.ResourceClassCannotDeleteStandard:
+            'Error in delete resource class: Cannot delete standard '
+            'resource class %(name)s.',
+    }
+
+
 _TABLE = None
+_WORDING = None
 
 
 def from_exception(error):
     """The HTTPError for a resobj exception, or None if it has none."""
-    global _TABLE
+    global _TABLE, _WORDING
     if _TABLE is None:
         _TABLE = _table()
+        _WORDING = _wording()
     for cls, status, code in _TABLE:
         if isinstance(error, cls):
-            return HTTPError(status, str(error), code)
+            return HTTPError(status, placement_detail(error), code)
     return None
+
+
+def placement_detail(error):
+    """The detail placement gives for ``error``, else its message."""
+    global _WORDING
+    if _WORDING is None:
+        _WORDING = _wording()
+    wording = _WORDING.get(type(error))
+    if wording is None:
+        return str(error)
+    if callable(wording):
+        return wording(error.kwargs)
+    return wording % error.kwargs

@@ -60,7 +60,7 @@ def _placement_value(header):
         if words and words[0].lower() == SERVICE_TYPE:
             if len(words) != 2:
                 raise MalformedVersion(
-                    'invalid version string: %r' % part.strip())
+                    'invalid version string: %s' % part.strip())
             return words[1]
     return None
 
@@ -76,7 +76,7 @@ def parse(header):
         return MAX
     match = _VERSION_RE.match(value)
     if not match:
-        raise MalformedVersion('invalid version string: %r' % value)
+        raise MalformedVersion('invalid version string: %s' % value)
     version = Version(int(match.group(1)), int(match.group(2)))
     if not version.matches(MIN, MAX):
         raise UnacceptableVersion(version)

@@ -23,29 +23,31 @@ def bad_value(detail):
     return errors.bad_request(detail, errors.QUERY_BAD_VALUE)
 
 
+# Placement's words for a malformed resources= value.
+_BADLY_FORMED = ('Badly formed resources parameter. Expected resources '
+                 'query string parameter in form: '
+                 '?resources=VCPU:2,MEMORY_MB:1024. Got: %s.')
+
+
 def resources(value):
     """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}."""
     result = {}
     if not value:
-        raise errors.bad_request(
-            'Badly formed resources parameter: it is empty; expected '
-            'RESOURCE_CLASS:AMOUNT pairs separated by commas.',
-            errors.QUERY_MISSING_VALUE)
+        raise errors.bad_request(_BADLY_FORMED % 'empty string',
+                                 errors.QUERY_MISSING_VALUE)
     for item in value.split(','):
         name, sep, amount = item.partition(':')
         name = name.strip()
         if not sep or not _NAME_RE.match(name):
-            raise bad_value(
-                'Badly formed resources parameter %r: expected '
-                'RESOURCE_CLASS:AMOUNT pairs separated by commas.' % value)
+            raise bad_value(_BADLY_FORMED % value)
         try:
             amount = int(amount)
         except ValueError:
-            amount = -1
+            raise bad_value('Requested resource %s expected positive '
+                            'integer amount. Got: %s.' % (name, amount))
         if amount < 1:
-            raise bad_value(
-                'Requested resource %s expected a positive integer amount, '
-                'got %r.' % (name, item.partition(':')[2]))
+            raise bad_value('Requested resource %s requires amount >= 1. '
+                            'Got: %d.' % (name, amount))
         if amount > common.MAX_INT:
             # No allocation can hold more, and the databases' integer
             # columns would overflow on comparing.
@@ -60,7 +62,15 @@ def resources(value):
 
 
 def _uuid_list(text, what):
-    return [uuid(u.strip(), what) for u in text.split(',')]
+    result = []
+    for item in (u.strip() for u in text.split(',')):
+        if not _UUID_RE.match(item):
+            # Placement's words.
+            raise bad_value("Invalid query string parameters: Expected "
+                            "'%s' parameter to contain valid UUID(s). "
+                            "Got: %s" % (what, item))
+        result.append(canonical_uuid(item))
+    return result
 
 
 def member_of(values, version):
@@ -94,7 +104,13 @@ def member_of(values, version):
 
 
 def required(values, version):
-    """[values] -> ([any-of sets], forbidden set) for required=."""
+    """[values] -> ([any-of sets], forbidden set) for required=.
+
+    Repeating ``required`` means "all of these" from 1.39; before, as
+    in placement, the last one given replaces the others.
+    """
+    if version < (1, 39):
+        values = values[-1:]
     any_of, forbidden = [], set()
     for value in values:
         if value.startswith('in:'):
@@ -126,11 +142,16 @@ def root_required(value):
 def _traits(value, param, forbidden_ok=True):
     """'A,!B' -> ([required names], {forbidden names}), each checked."""
     required, forbidden = [], set()
+    # Placement's words, which name the form the version accepts.
+    form = ("Invalid query string parameters: Expected '%s' parameter "
+            "value of the form: HW_CPU_X86_VMX,%sCUSTOM_MAGIC. "
+            % (param, '!' if forbidden_ok else ''))
     for name in (n.strip() for n in value.split(',')):
+        if not name:
+            raise bad_value(form + 'Got an empty trait in: %s' % value)
         if name.startswith('!'):
             if not forbidden_ok:
-                raise bad_value('Forbidden traits (!TRAIT) need '
-                                'microversion 1.22.')
+                raise bad_value(form + 'Got: %s' % value)
             _check_traits([name[1:]], value, param)
             forbidden.add(name[1:])
         else:
@@ -155,7 +176,8 @@ def _check_traits(names, value, param='required'):
 
 def uuid(value, what):
     if not _UUID_RE.match(value):
-        raise bad_value('Invalid %s value %r: expected a uuid.'
+        raise bad_value("Invalid query string parameters: Expected '%s' "
+                        "parameter to be a format of uuid. Got: %s"
                         % (what, value))
     return canonical_uuid(value)
 

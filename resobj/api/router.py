@@ -99,18 +99,25 @@ class Router:
             if not match:
                 continue
             handler = methods.get(method)
-            if handler is not None and microversion.serves(handler,
-                                                           version):
+            if handler is None:
+                # As in placement, a method the URL never has is a 405
+                # whatever the version, naming every method it has.
+                raise _not_allowed(method, list(methods))
+            if microversion.serves(handler, version):
                 return handler, match.groupdict()
-            served = sorted(m for m, h in methods.items()
-                            if microversion.serves(h, version))
-            if not served or (handler is not None and
-                              getattr(handler, 'unavailable_status',
-                                      404) == 404):
-                # Nothing here exists at this version: as if unrouted.
+            if getattr(handler, 'unavailable_status', 404) == 404:
+                # The method is newer than the request: as if unrouted.
                 break
+            # Placement's answer for a method newer than the request on
+            # a route that has others: a 405 without Allow.
             raise errors.HTTPError(
-                405, 'The method %s is not supported for this resource at '
-                'microversion %s.' % (method, version),
-                headers={'Allow': ', '.join(served)})
-        raise errors.not_found('The resource could not be found.')
+                405, 'The method %s is not allowed for this resource.'
+                % method, explained=True)
+        raise errors.not_found('')
+
+
+def _not_allowed(method, allowed):
+    return errors.HTTPError(
+        405, 'The method %s is not allowed for this resource. \n\n The '
+        'method specified is not allowed for this resource.' % method,
+        headers={'Allow': ', '.join(allowed)}, explained=True)

@@ -7,9 +7,10 @@ microversion-dependent caching headers) and ``authorize``.
 
 import datetime
 import json
+import pprint
+import textwrap
 
 import jsonschema
-from jsonschema import exceptions as schema_exceptions
 import orjson
 from oslo_utils import timeutils
 import webob
@@ -47,32 +48,56 @@ def _validator(schema):
 
 
 def validate(data, schema, what):
-    """Raise a 400 naming the first error of ``data`` against ``schema``."""
-    error = schema_exceptions.best_match(_validator(schema).iter_errors(data))
-    if error is not None:
-        where = '/'.join(str(p) for p in error.absolute_path)
-        raise errors.bad_request(
-            '%s does not validate: %s%s' % (
-                what, _message(error), ' (at %s)' % where if where else ''))
+    """Raise a 400 naming the first error of ``data`` against ``schema``.
+
+    The detail is ``what`` and jsonschema's full account of the error,
+    on one line, as placement words it (clients and log scrapers match
+    on "Failed validating 'maxLength'"): the message, the keyword, where
+    in the schema and in the document, the schema part and the value.
+    """
+    for error in _validator(schema).iter_errors(data):
+        raise errors.bad_request('%s %s' % (what, describe(error)))
 
 
 # jsonschema's messages quote the value: a long one is cut short.
-_MESSAGE_LENGTH = 500
+_MESSAGE_LENGTH = 10000
 
 
-def _message(error):
-    if len(error.message) > _MESSAGE_LENGTH:
-        return error.message[:_MESSAGE_LENGTH] + '...'
-    return error.message
+def _cut(text):
+    if len(text) > _MESSAGE_LENGTH:
+        return text[:_MESSAGE_LENGTH] + '...'
+    return text
+
+
+def _indent(value):
+    return textwrap.indent(pprint.pformat(value, width=72, sort_dicts=False),
+                           '    ')
+
+
+def _index(path):
+    return ''.join('[%r]' % part for part in path)
+
+
+def describe(error):
+    """One line: what jsonschema's ``str(error)`` says over several."""
+    text = '%s\n\nFailed validating %r in schema%s:\n%s\n\nOn instance%s:' \
+        '\n%s' % (_cut(error.message), error.validator,
+                  _index(list(error.relative_schema_path)[:-1]),
+                  _indent(error.schema), _index(error.relative_path),
+                  _cut(_indent(error.instance)))
+    return text.replace('\n', ' ')
 
 
 def json_body(req, schema):
     """The request's JSON document, validated against ``schema``."""
     content_type = (req.content_type or '').lower()
     if content_type != 'application/json':
+        # Placement's words, the media type named in both sentences.
         raise errors.HTTPError(
-            415, 'The media type %s is not supported, use '
-            'application/json' % (req.content_type or 'None'))
+            415, 'The request media type %(type)s is not supported by this '
+            'server. \n\n The media type %(type)s is not supported, use '
+            'application/json' % {'type': req.content_type or 'None'},
+            explained=True)
     try:
         data = json.loads(req.body or b'', parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -80,7 +105,7 @@ def json_body(req, schema):
     except RecursionError:
         raise errors.bad_request('Malformed JSON: nested too deeply.')
     wellformed.check_json(data)
-    validate(data, schema, 'JSON')
+    validate(data, schema, 'JSON does not validate:')
     return data
 
 
@@ -144,14 +169,23 @@ def dumps(data):
         return json.dumps(data, separators=(',', ':')).encode()
 
 
-def respond(req, data=None, status=200, headers=None, last_modified=None):
+# ``respond(last_modified=NO_TIME)``: what is returned has no change
+# time (a provider's inventories when it has none), and, as placement
+# does, the answer has no Last-Modified.
+NO_TIME = object()
+
+
+def respond(req, data=None, status=200, headers=None, last_modified=None,
+            cache_headers=False):
     """A JSON (or empty) response with the version's caching headers.
 
     ``last_modified``: the newest change time of what is returned; now
     if unknown. Placement sends both headers from 1.15 on every GET and
     on every write that answers with a representation (a PUT of
     inventories, traits, aggregates or a provider; POST of an
-    inventory or, from 1.20, a provider), never on errors.
+    inventory or, from 1.20, a provider), never on errors;
+    ``cache_headers`` sends them on an empty answer too (placement's
+    ``PUT /traits/{name}``).
     """
     resp = webob.Response(status=status)
     if data is not None:
@@ -162,9 +196,11 @@ def respond(req, data=None, status=200, headers=None, last_modified=None):
         resp.content_type = None
     for name, value in (headers or {}).items():
         resp.headers[name] = value
-    if version(req) >= (1, 15) and (req.method == 'GET' or
-                                    data is not None):
-        resp.last_modified = _http_date(last_modified or timeutils.utcnow())
+    if version(req) >= (1, 15) and (req.method == 'GET' or cache_headers
+                                    or data is not None):
+        if last_modified is not NO_TIME:
+            resp.last_modified = _http_date(last_modified or
+                                            timeutils.utcnow())
         resp.cache_control = 'no-cache'
     return resp
 

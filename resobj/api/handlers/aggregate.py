@@ -33,10 +33,12 @@ def set_aggregates(req):
     with_generation = util.version(req) >= (1, 19)
     if with_generation:
         data = util.json_body(req, schema.PUT)
-        rp_handler.check_generation(rp, data['resource_provider_generation'])
+        rp_handler.check_generation(rp, data['resource_provider_generation'],
+                                    rp_handler.GENERATION_CHANGED)
         aggregates = data['aggregates']
     else:
         aggregates = util.json_body(req, schema.PUT_LIST)
     aggregates = [query.canonical_uuid(a) for a in aggregates]
     rp.set_aggregates(aggregates, increment_generation=with_generation)
-    return util.respond(req, _format(req, rp, rp.get_aggregates()))
+    # As placement: the answer lists them as the request did.
+    return util.respond(req, _format(req, rp, aggregates))

@@ -48,7 +48,9 @@ def list_for_consumer(req):
 
 def list_for_resource_provider(req):
     util.authorize(req, rp_policies.ALLOCATIONS_LIST)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(
+        req, "Resource provider '%(uuid)s' not found: " +
+        rp_handler.NOT_FOUND)
     view = alloc_obj.get_provider_view(util.context(req), rp.uuid)
     if util.version(req) < (1, 28):
         for entry in view.values():
@@ -112,8 +114,12 @@ def _replace(req, consumers):
     try:
         allocation_list.replace_all(
             consumer_generations=generations or None, emptied=emptied)
-    except (exception.ResourceProviderNotFound,
-            exception.ResourceClassNotFound) as exc:
+    except exception.ResourceProviderNotFound as exc:
+        # Placement's words.
+        raise errors.bad_request(
+            "Allocation for resource provider '%s' that does not exist."
+            % exc.kwargs.get('key', ''))
+    except exception.ResourceClassNotFound as exc:
         raise errors.bad_request('Unable to allocate inventory: %s' % exc)
     return util.respond(req, status=204)
 
@@ -140,6 +146,6 @@ def delete_allocations(req):
     try:
         alloc_obj.AllocationList.delete_all(util.context(req), consumer_uuid)
     except exception.ConsumerNotFound:
-        raise errors.not_found('No allocations for consumer %s'
+        raise errors.not_found("No allocations for consumer '%s'"
                                % consumer_uuid)
     return util.respond(req, status=204)

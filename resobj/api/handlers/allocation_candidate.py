@@ -37,6 +37,9 @@ def _groups(req, version):
     """RequestGroups from the query string; 400 for anything unknown."""
     allowed = set(schema.group_keys(version))
     other = schema.query(version)['properties']
+    # Placement's words for an unknown name, or no resources before 1.25.
+    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
+                  schema.names(version), 'Invalid query string parameters:')
     groups = {}
     for key in req.GET.keys():
         if key in other:
@@ -83,9 +86,13 @@ def _groups(req, version):
                 % suffix)
         result.append(group)
     if '' not in groups and (version < (1, 25) or not groups):
+        if version >= (1, 36):
+            raise errors.bad_request(
+                'There must be at least one resources or resources[$S] '
+                'parameter.', errors.QUERY_MISSING_VALUE)
         raise errors.bad_request(
-            'Invalid query string parameters: the resources parameter is '
-            'required.', errors.QUERY_MISSING_VALUE)
+            'At least one request group (`resources` or `resources{$S}`) '
+            'is required.')
     if not any(group.resources for group in result):
         raise errors.bad_request(
             'There must be at least one resources or resources[$S] '
@@ -236,8 +243,13 @@ def list_allocation_candidates(req):
         # An unknown in_tree provider has no tree to search: placement
         # answers with no candidates, not an error.
         candidates = ac_obj.AllocationCandidates([], {})
-    except (exception.ResourceClassNotFound, exception.TraitNotFound,
-            exception.UnsupportedCandidateRequest) as exc:
+    except exception.ResourceClassNotFound as exc:
+        # Placement's words.
+        raise errors.bad_request('Invalid resource class in resources '
+                                 'parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
+        raise errors.bad_request(errors.placement_detail(exc))
+    except exception.UnsupportedCandidateRequest as exc:
         raise errors.bad_request(str(exc))
     requested = set().union(*(g.resources for g in asked.groups))
     return util.respond(req, _format(version, candidates, requested))

@@ -24,15 +24,20 @@ def build(req, rp, resource_class, values):
     # Equal became legal in 1.26 (a provider taken out of service).
     if reserved > total or (reserved == total and
                             util.version(req) < (1, 26)):
+        # Placement's words.
         raise errors.bad_request(
-            'Unable to update inventory of %s for resource provider %s: '
-            'reserved (%d) must be %s total (%d).' % (
-                resource_class, rp.uuid, reserved,
-                'at most' if util.version(req) >= (1, 26) else 'less than',
-                total))
+            "Unable to %s inventory for resource provider %s: Invalid "
+            "inventory for '%s' on resource provider '%s'. The reserved "
+            "value is greater than %stotal." % (
+                _action(req), rp.uuid, resource_class, rp.uuid,
+                '' if util.version(req) >= (1, 26) else 'or equal to '))
     fields = {k: v for k, v in values.items() if k in schema.VALUE_FIELDS}
     return inv_obj.Inventory(util.context(req), resource_class=resource_class,
                              **fields)
+
+
+# Placement's words for a missing provider on these routes' GET.
+_NOT_FOUND = rp_handler.NOT_FOUND + ' : ' + rp_handler.NOT_FOUND
 
 
 def _one(rp, inventory):
@@ -46,25 +51,38 @@ def _all(rp, inventories):
                             for inv in inventories}}
 
 
+def _newest(inventories):
+    """The inventories' latest change time; NO_TIME if there are none."""
+    if not inventories:
+        return util.NO_TIME
+    return util.newest(*(i.updated_at or i.created_at for i in inventories))
+
+
 def _location(rp, resource_class):
     return '/resource_providers/%s/inventories/%s' % (rp.uuid, resource_class)
 
 
-def _write(call, *args):
+def _action(req):
+    return 'create' if req.method == 'POST' else 'update'
+
+
+def _write(req, rp, call, *args):
     """Run an inventory write; unknown classes are the client's error."""
     try:
         return call(*args)
     except exception.ResourceClassNotFound as exc:
-        raise errors.bad_request(str(exc))
+        raise errors.bad_request(
+            'Unable to %s inventory for resource provider %s: %s'
+            % (_action(req), rp.uuid, exc))
 
 
 def get_inventories(req):
     util.authorize(req, policies.LIST)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     inventories = inv_obj.InventoryList.get_all_by_resource_provider(
         util.context(req), rp)
-    return util.respond(req, _all(rp, inventories), last_modified=util.newest(
-        *(i.updated_at or i.created_at for i in inventories)))
+    return util.respond(req, _all(rp, inventories),
+                        last_modified=_newest(inventories))
 
 
 def create_inventory(req):
@@ -72,7 +90,7 @@ def create_inventory(req):
     rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.POST)
     inventory = build(req, rp, data['resource_class'], data)
-    _write(rp.add_inventory, inventory)
+    _write(req, rp, rp.add_inventory, inventory)
     return util.respond(req, _one(rp, inventory), status=201, headers={
         'Location': _location(rp, inventory.resource_class)})
 
@@ -85,8 +103,15 @@ def set_inventories(req):
     inventories = inv_obj.InventoryList(util.context(req), objects=[
         build(req, rp, rc, values)
         for rc, values in sorted(data['inventories'].items())])
-    _write(rp.set_inventory, inventories)
-    return util.respond(req, _all(rp, inventories))
+    try:
+        _write(req, rp, rp.set_inventory, inventories)
+    except exception.InventoryInUse as exc:
+        # Placement's words here.
+        raise errors.conflict('update conflict: %s'
+                              % errors.placement_detail(exc),
+                              errors.INVENTORY_INUSE)
+    return util.respond(req, _all(rp, inventories),
+                        last_modified=None if inventories else util.NO_TIME)
 
 
 @microversion.available((1, 5), status=405)
@@ -102,15 +127,14 @@ def _find(req, rp):
     inventory = inv_obj.InventoryList.get_all_by_resource_provider(
         util.context(req), rp).find(resource_class)
     if inventory is None:
-        raise errors.not_found(
-            'No inventory of class %s found for resource provider %s'
-            % (resource_class, rp.uuid))
+        raise errors.not_found('No inventory of class %s for %s'
+                               % (resource_class, rp.uuid))
     return inventory
 
 
 def get_inventory(req):
     util.authorize(req, policies.SHOW)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     inventory = _find(req, rp)
     return util.respond(req, _one(rp, inventory),
                         last_modified=inventory.updated_at or
@@ -125,17 +149,25 @@ def update_inventory(req):
     resource_class = req.urlvars['resource_class']
     inventory = build(req, rp, resource_class, data)
     try:
-        _write(rp.update_inventory, inventory)
-    except exception.InventoryNotFound as exc:
-        raise errors.bad_request(str(exc))
+        _write(req, rp, rp.update_inventory, inventory)
+    except exception.InventoryNotFound:
+        raise errors.bad_request(
+            'No inventory record with resource class for resource provider '
+            '%s: No inventory of class %s found.'
+            % (rp.uuid, resource_class))
     return util.respond(req, _one(rp, inventory))
 
 
 def delete_inventory(req):
     util.authorize(req, policies.DELETE)
     rp = rp_handler.get_provider(req)
+    resource_class = req.urlvars['resource_class']
     try:
-        rp.delete_inventory(req.urlvars['resource_class'])
+        rp.delete_inventory(resource_class)
     except exception.ResourceClassNotFound as exc:
         raise errors.not_found(str(exc))
+    except exception.InventoryNotFound:
+        raise errors.not_found(
+            'No inventory of class %s found for delete: No inventory of '
+            'class %s found for delete' % (resource_class, resource_class))
     return util.respond(req, status=204)

@@ -34,7 +34,10 @@ def reshape(req):
     inventories = {}
     for uuid, part in sorted(data['inventories'].items()):
         rp = _provider(req, query.canonical_uuid(uuid))
-        rp_handler.check_generation(rp, part['resource_provider_generation'])
+        rp_handler.check_generation(
+            rp, part['resource_provider_generation'],
+            'resource provider generation conflict for provider %(uuid)s: '
+            'actual: %(actual)d, given: %(given)d')
         inventories[rp] = inv_obj.InventoryList(ctx, objects=[
             inv_handler.build(req, rp, rc, values)
             for rc, values in sorted(part['inventories'].items())])
@@ -49,4 +52,9 @@ def reshape(req):
         raise errors.bad_request(str(exc), errors.PROVIDER_NOT_FOUND)
     except exception.ResourceClassNotFound as exc:
         raise errors.bad_request(str(exc))
+    except exception.InventoryInUse as exc:
+        # Placement's words here.
+        raise errors.conflict('update conflict: %s'
+                              % errors.placement_detail(exc),
+                              errors.INVENTORY_INUSE)
     return util.respond(req, status=204)

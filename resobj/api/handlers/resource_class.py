@@ -61,14 +61,16 @@ def update_resource_class(req):
 def _create_or_verify(req):
     """1.7+: PUT without a body makes sure the custom class exists."""
     name = req.urlvars['name']
-    util.validate(name, schema.POST['properties']['name'],
-                  'Resource class name')
+    # As placement checks it: as the body of a POST would be.
+    util.validate({'name': name}, schema.POST, 'JSON does not validate:')
     rc = rc_obj.ResourceClass(util.context(req), name=name)
+    status = 201
     try:
         rc.create()
     except exception.ResourceClassExists:
-        return util.respond(req, status=204)
-    return util.respond(req, status=201, headers={
+        status = 204
+    # Both answers name it, as placement's do.
+    return util.respond(req, status=status, headers={
         'Location': '/resource_classes/%s' % name})
 
 

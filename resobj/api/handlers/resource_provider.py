@@ -32,35 +32,50 @@ def format_provider(version, rp):
     return data
 
 
-def not_found(uuid):
-    return errors.not_found('No resource provider with uuid %s found'
-                            % uuid)
+NOT_FOUND = 'No resource provider with uuid %(uuid)s found'
 
 
-def provider_uuid(req):
+def not_found(uuid, detail=NOT_FOUND):
+    return errors.not_found(detail % {'uuid': uuid})
+
+
+def provider_uuid(req, detail=NOT_FOUND):
     """The URL's ``{uuid}``, canonical; a 404 if it is not a uuid."""
     try:
         return query.canonical_uuid(req.urlvars['uuid'])
     except ValueError:
-        raise not_found(req.urlvars['uuid'])
+        raise not_found(req.urlvars['uuid'], detail)
 
 
-def get_provider(req):
-    """The provider named by the URL's ``{uuid}``, or a 404."""
-    uuid = provider_uuid(req)
+def get_provider(req, detail=NOT_FOUND):
+    """The provider named by the URL's ``{uuid}``, or a 404.
+
+    ``detail``: placement's words for the 404, which differ by route.
+    """
+    uuid = provider_uuid(req, detail)
     try:
         return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
     except exception.ResourceProviderNotFound:
-        raise not_found(uuid)
+        raise not_found(uuid, detail)
 
 
-def check_generation(rp, seen):
-    """Answer 409 before writing when the client's generation is stale."""
+# Placement's words for a stale generation on a provider's traits or
+# aggregates (its inventories' conflict is worded differently).
+GENERATION_CHANGED = ("Resource provider's generation already changed. "
+                      "Please update the generation and try again.")
+
+
+def check_generation(rp, seen, detail='resource provider generation '
+                     'conflict'):
+    """Answer 409 before writing when the client's generation is stale.
+
+    ``detail`` is placement's wording, which differs by route; it may
+    name ``%(uuid)s``, ``%(actual)d`` and ``%(given)d``.
+    """
     if rp.generation != seen:
         raise errors.conflict(
-            'resource provider generation conflict: %s is at generation '
-            '%d, the request was made at %d. Re-read the provider and '
-            'retry.' % (rp.uuid, rp.generation, seen),
+            detail % {'uuid': rp.uuid, 'actual': rp.generation,
+                      'given': seen},
             errors.CONCURRENT_UPDATE)
     return rp
 
@@ -91,9 +106,12 @@ def list_resource_providers(req):
     try:
         providers = rp_obj.ResourceProviderList.get_all_by_filters(
             util.context(req), filters)
-    except (exception.ResourceClassNotFound, exception.TraitNotFound) as exc:
+    except exception.ResourceClassNotFound as exc:
+        raise errors.bad_request('Invalid resource class in resources '
+                                 'parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
         raise errors.bad_request('Invalid query string parameters: %s'
-                                 % exc)
+                                 % errors.placement_detail(exc))
     return util.respond(
         req, {'resource_providers': [format_provider(version, rp)
                                      for rp in providers]},
@@ -113,13 +131,43 @@ def create_resource_provider(req):
             data['parent_provider_uuid'])
     try:
         rp.create()
-    except exception.ResourceProviderNotFound as exc:
-        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    except exception.ResourceProviderNotFound:
+        raise errors.bad_request(_CREATE_FAILED % (
+            rp.name, rp.uuid, 'parent provider UUID does not exist.'))
+    except exception.InvalidResourceProviderParent as exc:
+        raise errors.bad_request(_CREATE_FAILED % (
+            rp.name, rp.uuid, _PARENT_FAULTS.get(
+                exc.kwargs['reason'], exc.kwargs['reason'])))
+    except exception.ResourceProviderExists:
+        raise errors.conflict(_which_exists(req, rp), errors.DUPLICATE_NAME)
     location = '/resource_providers/%s' % rp.uuid
     if version >= (1, 20):
         return util.respond(req, format_provider(version, rp),
                             headers={'Location': location})
     return util.respond(req, status=201, headers={'Location': location})
+
+
+# Placement's words for a provider it cannot create or save.
+_CREATE_FAILED = ('Unable to create resource provider "%s", %s: Object '
+                  'action create failed because: %s')
+_SAVE_FAILED = 'Unable to save resource provider %s: Object action %s'
+_PARENT_FAULTS = {
+    'no such provider': 'parent provider UUID does not exist.',
+    'a provider cannot be its own parent':
+        'parent provider UUID cannot be same as UUID. Please set parent '
+        'provider UUID to None if there is no parent.',
+}
+
+
+def _which_exists(req, rp):
+    """Placement's 409 detail: whether the uuid or the name is taken."""
+    try:
+        rp_obj.ResourceProvider.get_by_uuid(util.context(req), rp.uuid)
+    except exception.ResourceProviderNotFound:
+        return ('Conflicting resource provider name: %s already exists.'
+                % rp.name)
+    return ('Conflicting resource provider uuid: %s already exists.'
+            % rp.uuid)
 
 
 def get_resource_provider(req):
@@ -132,26 +180,42 @@ def get_resource_provider(req):
 def update_resource_provider(req):
     util.authorize(req, policies.UPDATE)
     version = util.version(req)
-    data = util.json_body(req, common.for_version(schema.put, version))
+    # In placement's order: the provider first, then the body.
     rp = get_provider(req)
+    data = util.json_body(req, common.for_version(schema.put, version))
     rp.name = data['name']
     if 'parent_provider_uuid' in data:
         parent = data['parent_provider_uuid']
         parent = query.canonical_uuid(parent) if parent else None
         if parent != rp.parent_provider_uuid:
             if rp.parent_provider_uuid is not None and version < (1, 37):
-                raise errors.bad_request(
-                    'Re-parenting or un-parenting a provider needs '
-                    'microversion 1.37.')
+                # Re-parenting and un-parenting came with 1.37.
+                raise errors.bad_request(_SAVE_FAILED % (
+                    rp.uuid, 'update failed because: %s-parenting a '
+                    'provider is not currently allowed.' % (
+                        're' if parent else 'un')))
             rp.parent_provider_uuid = parent
     try:
         rp.save()
-    except exception.ResourceProviderNotFound as exc:
-        raise errors.bad_request('Invalid parent provider: %s' % exc)
+    except exception.ResourceProviderNotFound:
+        raise errors.bad_request(_SAVE_FAILED % (
+            rp.uuid, 'create failed because: parent provider UUID does '
+            'not exist.'))
+    except exception.InvalidResourceProviderParent as exc:
+        if exc.kwargs['reason'] == 'no such provider':
+            detail = ('create failed because: parent provider UUID does '
+                      'not exist.')
+        else:
+            detail = ('update failed because: creating loop in the '
+                      'provider tree is not allowed.')
+        raise errors.bad_request(_SAVE_FAILED % (rp.uuid, detail))
+    except exception.ResourceProviderExists:
+        raise errors.conflict('Conflicting resource provider %s already '
+                              'exists.' % rp.name, errors.DUPLICATE_NAME)
     return util.respond(req, format_provider(version, rp))
 
 
 def delete_resource_provider(req):
     util.authorize(req, policies.DELETE)
-    get_provider(req).destroy()
+    get_provider(req, NOT_FOUND + ' for delete').destroy()
     return util.respond(req, status=204)

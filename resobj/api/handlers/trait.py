@@ -17,6 +17,7 @@ _6 = (1, 6)
 @microversion.available(_6)
 def list_traits(req):
     util.authorize(req, policies.LIST)
+    _check_list_query(req)
     params = util.query(req, schema.LIST_QUERY)
     name_in = prefix = associated = None
     name = params.get('name')
@@ -32,9 +33,31 @@ def list_traits(req):
     return util.respond(req, {'traits': [t.name for t in traits]})
 
 
+def _check_list_query(req):
+    # Placement's words for the two mistakes its users make most.
+    name = req.GET.get('name')
+    if name is not None and not name.startswith(('in:', 'startswith:')):
+        raise errors.bad_request(
+            'Badly formatted name parameter. Expected name query string '
+            'parameter in form: ?name=[in|startswith]:[name1,name2|prefix]. '
+            'Got: "%s"' % name)
+    associated = req.GET.get('associated')
+    if associated is not None and associated not in ('true', 'false'):
+        raise errors.bad_request('The query parameter "associated" only '
+                                 'accepts "true" or "false"')
+
+
+_INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer '
+                  'than 255 characters, start with the prefix "CUSTOM_" and '
+                  'use following characters: "A"-"Z", "0"-"9" and "_"')
+
+
 def _name(req):
     name = req.urlvars['name']
-    util.validate(name, common.TRAIT, 'Trait name')
+    try:
+        util.validate(name, common.TRAIT, 'Trait name')
+    except errors.HTTPError:
+        raise errors.bad_request(_INVALID_TRAIT)
     return name
 
 
@@ -45,7 +68,7 @@ def get_trait(req):
     try:
         trait_obj.Trait.get_by_name(util.context(req), name)
     except exception.TraitNotFound as exc:
-        raise errors.not_found(str(exc))
+        raise errors.not_found(errors.placement_detail(exc))
     return util.respond(req, status=204)
 
 
@@ -54,16 +77,17 @@ def put_trait(req):
     util.authorize(req, policies.UPDATE)
     name = _name(req)
     if not name.startswith('CUSTOM_'):
-        raise errors.bad_request(
-            'The trait %s is not a custom trait: only CUSTOM_ traits can '
-            'be created.' % name)
+        raise errors.bad_request(_INVALID_TRAIT)
     trait = trait_obj.Trait(util.context(req), name=name)
+    # Both answers name it, as placement's do.
+    location = {'Location': '/traits/%s' % name}
+    status = 201
     try:
         trait.create()
     except exception.TraitExists:
-        return util.respond(req, status=204)
-    return util.respond(req, status=201,
-                        headers={'Location': '/traits/%s' % name})
+        status = 204
+    return util.respond(req, status=status, cache_headers=True,
+                        headers=location)
 
 
 @microversion.available(_6)
@@ -73,8 +97,11 @@ def delete_trait(req):
     try:
         trait_obj.Trait(util.context(req), name=name).destroy()
     except exception.TraitNotFound as exc:
-        raise errors.not_found(str(exc))
+        raise errors.not_found(errors.placement_detail(exc))
     return util.respond(req, status=204)
+
+
+_NOT_FOUND = rp_handler.NOT_FOUND + ': ' + rp_handler.NOT_FOUND
 
 
 def _provider_traits(rp):
@@ -85,20 +112,23 @@ def _provider_traits(rp):
 @microversion.available(_6)
 def list_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_LIST)
-    rp = rp_handler.get_provider(req)
+    rp = rp_handler.get_provider(req, _NOT_FOUND)
     return util.respond(req, _provider_traits(rp))
 
 
 @microversion.available(_6)
 def update_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_UPDATE)
-    rp = rp_handler.get_provider(req)
+    # In placement's order: the body first, then the provider.
     data = util.json_body(req, schema.PUT_PROVIDER_TRAITS)
-    rp_handler.check_generation(rp, data['resource_provider_generation'])
+    rp = rp_handler.get_provider(req)
+    rp_handler.check_generation(rp, data['resource_provider_generation'],
+                                rp_handler.GENERATION_CHANGED)
     try:
         rp.set_traits(data['traits'])
     except exception.TraitNotFound as exc:
-        raise errors.bad_request(str(exc))
+        # Placement's words here.
+        raise errors.bad_request('No such trait %s' % exc.kwargs['name'])
     return util.respond(req, _provider_traits(rp))
 
 

@@ -13,12 +13,14 @@ from resobj.objects import usage as usage_obj
 
 def list_usages(req):
     util.authorize(req, rp_policies.USAGES)
-    uuid = rp_handler.provider_uuid(req)
+    # Placement's words for a missing provider here.
+    detail = rp_handler.NOT_FOUND + ': ' + rp_handler.NOT_FOUND
+    uuid = rp_handler.provider_uuid(req, detail)
     try:
         usages = usage_obj.UsageList.get_all_by_resource_provider_uuid(
             util.context(req), uuid)
     except exception.ResourceProviderNotFound:
-        raise rp_handler.not_found(uuid)
+        raise rp_handler.not_found(uuid, detail)
     return util.respond(req, {
         'resource_provider_generation': usages.resource_provider_generation,
         'usages': usages.as_dict()})

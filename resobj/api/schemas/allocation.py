@@ -12,6 +12,8 @@ _CONSUMER_TYPE = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z',
                   'minLength': 1, 'maxLength': 255}
 _MAPPINGS = {
     'type': 'object',
+    # As in placement: an empty mapping is refused, not ignored.
+    'minProperties': 1,
     'patternProperties': {r'^_?[A-Za-z0-9_-]{0,64}\Z': {
         'type': 'array', 'minItems': 1,
         'items': common.UUID, 'uniqueItems': True}},

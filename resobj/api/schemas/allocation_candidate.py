@@ -42,3 +42,23 @@ def group_keys(version):
     if version >= (1, 31):
         keys.append('in_tree')
     return keys
+
+
+def names(version):
+    """Every parameter name the version takes, as placement checks them.
+
+    For its words on an unknown name, or on no resources before 1.25.
+    """
+    properties = {key: {} for key in query(version)['properties']}
+    schema = {'type': 'object', 'properties': properties,
+              'additionalProperties': False}
+    if version < (1, 25):
+        properties.update((key, {}) for key in group_keys(version))
+        schema['required'] = ['resources']
+    else:
+        suffix = (SUFFIX_1_33 if version >= (1, 33)
+                  else SUFFIX_1_25).pattern[1:-2]
+        schema['patternProperties'] = {
+            r'^%s(%s)?\Z' % (key, suffix): {}
+            for key in group_keys(version)}
+    return schema

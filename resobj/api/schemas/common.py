@@ -15,7 +15,8 @@ RESOURCE_CLASS = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z',
 CUSTOM_NAME = {'type': 'string', 'pattern': r'^CUSTOM_[A-Z0-9_]+\Z',
                'maxLength': 255}
 TRAIT = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z', 'maxLength': 255}
-GENERATION = {'type': 'integer', 'minimum': 0}
+# Any integer, as in placement: one the provider cannot have is a 409.
+GENERATION = {'type': 'integer'}
 # The largest value the databases' integer columns hold (signed 32 bits).
 MAX_INT = 2147483647
 NON_NEGATIVE_INT = {'type': 'integer', 'minimum': 0, 'maximum': MAX_INT}

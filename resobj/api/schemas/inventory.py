@@ -19,7 +19,9 @@ _INVENTORY = {
 
 POST = {
     'type': 'object',
-    'properties': dict(_FIELDS, resource_class=common.RESOURCE_CLASS),
+    # A generation is accepted and, as in placement, not checked.
+    'properties': dict(_FIELDS, resource_class=common.RESOURCE_CLASS,
+                       resource_provider_generation=common.GENERATION),
     'required': ['total', 'resource_class'],
     'additionalProperties': False,
 }

@@ -13,8 +13,11 @@ def post(version):
         'required': ['resource_provider_generation', 'inventories'],
         'additionalProperties': False,
     }
+    # jsonschema reports errors in the order of the schema's keys: an
+    # unknown member first, as placement does.
     return {
         'type': 'object',
+        'additionalProperties': False,
         'properties': {
             'inventories': {
                 'type': 'object', 'minProperties': 1,
@@ -23,5 +26,4 @@ def post(version):
             'allocations': dict(allocation.post(version), minProperties=0),
         },
         'required': ['inventories', 'allocations'],
-        'additionalProperties': False,
     }

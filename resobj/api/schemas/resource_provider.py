@@ -1,7 +1,8 @@
 from resobj.api.schemas import common
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
-_PARENT = dict(common.UUID, type=['string', 'null'])
+# anyOf, as placement's: its error message says so.
+_PARENT = {'anyOf': [common.UUID, {'type': 'null'}]}
 
 
 def post(version):
@@ -20,16 +21,20 @@ def put(version):
             'required': ['name'], 'additionalProperties': False}
 
 
+# As placement checks them: a uuid with its dashes (jsonschema's format).
+_UUID_PARAM = {'type': 'string', 'format': 'uuid'}
+
+
 def list_query(version):
     properties = {'name': {'type': 'string', 'maxLength': 200},
-                  'uuid': {'type': 'string'}}
+                  'uuid': _UUID_PARAM}
     if version >= (1, 3):
         properties['member_of'] = {
             'type': 'array', 'items': {'type': 'string'}}
     if version >= (1, 4):
         properties['resources'] = {'type': 'string'}
     if version >= (1, 14):
-        properties['in_tree'] = {'type': 'string'}
+        properties['in_tree'] = _UUID_PARAM
     if version >= (1, 18):
         properties['required'] = {
             'type': 'array', 'items': {'type': 'string'}}

@@ -511,11 +511,9 @@ def _ensure_consumer(context, request, ids):
         row = consumer_db.get_by_uuid(context, request['consumer_uuid'])
     except exception.ConsumerNotFound:
         if expected not in (None, ANY_GENERATION):
-            raise exception.ConcurrentUpdateDetected(
-                what='consumer generation conflict - expected %s but got '
-                     'None; consumer %s' % (expected,
-                                            request['consumer_uuid']),
-                generation=expected)
+            raise exception.ConsumerGenerationConflict(
+                consumer=request['consumer_uuid'], actual=None,
+                given=expected)
         project_id, user_id, type_id = consumer_db.owner_ids(
             context, request['project_id'], request['user_id'],
             request.get('consumer_type'), known=ids)
@@ -530,18 +528,13 @@ def _ensure_consumer(context, request, ids):
             # Another request created it since this one looked: the
             # caller's "new consumer" view is stale, which clients retry
             # on (placement answers this race the same way).
-            raise exception.ConcurrentUpdateDetected(
-                what='consumer generation conflict - expected None but '
-                     'the consumer %s was created concurrently'
-                     % request['consumer_uuid'],
-                generation=None)
+            raise exception.ConsumerGenerationConflict(
+                consumer=request['consumer_uuid'], actual=1, given=None)
         return {'id': consumer_id, 'generation': 1, 'new': True}
     if expected is not ANY_GENERATION and expected != row['generation']:
-        raise exception.ConcurrentUpdateDetected(
-            what='consumer generation conflict - expected %s but got %s; '
-                 'consumer %s' % (expected, row['generation'],
-                                  request['consumer_uuid']),
-            generation=expected)
+        raise exception.ConsumerGenerationConflict(
+            consumer=request['consumer_uuid'], actual=row['generation'],
+            given=expected)
     _update_owner(context, row, request)
     return row
 

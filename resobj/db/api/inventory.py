@@ -107,7 +107,7 @@ def _in_use(context, provider_id, rc_ids):
             sa.select(_ALLOC.c.resource_class_id).where(
                 _ALLOC.c.resource_provider_id == provider_id,
                 _ALLOC.c.resource_class_id.in_(sorted(rc_ids)))))
-        .order_by(_RC.c.name)).scalars())
+        .order_by(_RC.c.id)).scalars())
 
 
 def _refuse_in_use(context, provider, rc_ids):

@@ -37,7 +37,8 @@ def reshape(context, inventories, allocation_requests):
     [inventory dicts])}; ``allocation_requests``: as
     ``allocation.replace_all`` takes them. Every provider's generation
     is checked first (ResourceProviderConcurrentUpdateDetected), then the
-    providers get the union of their old and new inventory, the
+    providers get the union of their old and new inventory (those whose
+    new inventory is empty keep their old one), the
     allocations are replaced (and checked against that), and finally the
     new inventory alone is set, which fails with InventoryInUse if an
     allocation was left on a class being removed. Any failure leaves
@@ -49,9 +50,12 @@ def reshape(context, inventories, allocation_requests):
         if row['generation'] != seen:
             raise exception.ResourceProviderConcurrentUpdateDetected(
                 provider=uuid, generation=seen)
-        current = inventory_db.get_all_by_provider(context, row['id'])
-        inventory_db.set_inventories(context, row['id'], seen,
-                                     _interim(current, wanted))
+        if wanted:
+            current = inventory_db.get_all_by_provider(context, row['id'])
+            inventory_db.set_inventories(context, row['id'], seen,
+                                         _interim(current, wanted))
+        # else the interim inventory would be the current one: placement
+        # skips that write, and so the generation moves once, not twice.
         providers[uuid] = row['id']
     alloc_db.replace_all(context, allocation_requests)
     for uuid, (_, wanted) in sorted(inventories.items()):

@@ -334,13 +334,16 @@ def set_aggregates(context, provider_id, aggregate_uuids,
 
 @facade.reader
 def get_aggregates(context, provider_id):
-    """The provider's aggregate uuids, sorted."""
+    """The provider's aggregate uuids, in the aggregates' creation order.
+
+    As placement lists them.
+    """
     return list(utils.execute(
         context,
         sa.select(_AGG.c.uuid).select_from(
             _AGG.join(_RP_AGG, _RP_AGG.c.aggregate_id == _AGG.c.id))
         .where(_RP_AGG.c.resource_provider_id == provider_id)
-        .order_by(_AGG.c.uuid)).scalars())
+        .order_by(_AGG.c.id)).scalars())
 
 
 @facade.writer
@@ -359,13 +362,13 @@ def set_traits(context, provider_id, seen_generation, trait_names):
 
 @facade.reader
 def get_traits(context, provider_id):
-    """The provider's trait names, sorted."""
+    """The provider's trait names, in the traits' creation order."""
     return list(utils.execute(
         context,
         sa.select(_TRAIT.c.name).select_from(
             _TRAIT.join(_RP_TRAIT, _RP_TRAIT.c.trait_id == _TRAIT.c.id))
         .where(_RP_TRAIT.c.resource_provider_id == provider_id)
-        .order_by(_TRAIT.c.name)).scalars())
+        .order_by(_TRAIT.c.id)).scalars())
 
 
 @facade.reader
@@ -377,10 +380,11 @@ def get_all_by_filters(context, filters=None):
     ``name``, ``uuid``
         exact match;
     ``member_of``
-        a list of lists of aggregate uuids: the provider, or its root,
-        must be in at least one aggregate of every inner list;
+        a list of lists of aggregate uuids: the provider must be in at
+        least one aggregate of every inner list (its root's aggregates
+        do not count, as in placement's provider list);
     ``forbidden_aggregates``
-        aggregate uuids neither the provider nor its root may be in;
+        aggregate uuids the provider may not be in;
     ``in_tree``
         a provider uuid: providers of the same tree;
     ``required_traits``
@@ -409,11 +413,13 @@ def get_all_by_filters(context, filters=None):
         stmt = stmt.where(_RP.c.uuid == filters['uuid'])
     if filters.get('in_tree') is not None:
         stmt = stmt.where(sql.in_tree_of(filters['in_tree']))
+    # The provider's own aggregates, not its root's: placement's rule
+    # for listing providers (a candidate search counts the root's too).
     for any_of in filters.get('member_of') or ():
-        stmt = stmt.where(sql.in_aggregates(any_of))
+        stmt = stmt.where(sql.in_aggregates(any_of, through_root=False))
     if filters.get('forbidden_aggregates'):
         stmt = stmt.where(~sql.in_aggregates(
-            filters['forbidden_aggregates']))
+            filters['forbidden_aggregates'], through_root=False))
     required = [set(any_of) for any_of in
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())

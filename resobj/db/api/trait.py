@@ -43,6 +43,10 @@ def ensure_sync(context):
         context,
         sa.select(_TABLE.c.name)).scalars())
     now = base.utcnow()
+    # By name: lists come in id order, so standard traits list
+    # alphabetically on every deployment (placement's order of them
+    # follows a set's, which differs between processes), custom ones
+    # after them in creation order.
     return utils.insert_missing(context, _TABLE, [
         {'name': name, 'created_at': now}
         for name in sorted(_standard_names() - present)])
@@ -65,14 +69,15 @@ def get_by_name(context, name):
 
 @facade.reader
 def get_all(context, name_in=None, prefix=None, associated=None):
-    """Traits by name, filtered by every argument that is not None.
+    """Traits in creation order, filtered by every argument that is not None.
 
     ``name_in``: only these names; ``prefix``: only names starting with
     it (taken literally: ``%`` and ``_`` match only themselves);
     ``associated``: only traits some provider has (True) or none has
     (False).
     """
-    stmt = sa.select(_TABLE).order_by(_TABLE.c.name)
+    # In creation order, as placement lists them.
+    stmt = sa.select(_TABLE).order_by(_TABLE.c.id)
     if name_in is not None:
         stmt = stmt.where(_TABLE.c.name.in_(sorted(set(name_in))))
     if prefix is not None:

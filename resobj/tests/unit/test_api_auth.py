@@ -56,12 +56,12 @@ class TestAuth(base.TestCase):
 
     def test_keystone_without_token_is_401_in_error_format(self):
         resp = self._get(self._app('keystone'), '/resource_providers',
-                         **{'OpenStack-API-Version': 'placement 1.10'})
+                         **{'OpenStack-API-Version': 'placement 1.23'})
         self.assertEqual(401, resp.status_int)
         error = self._error(resp)
         self.assertEqual('placement.undefined_code', error['code'])
         self.assertIn('requires authentication', error['detail'])
-        self.assertEqual('placement 1.10',
+        self.assertEqual('placement 1.23',
                          resp.headers['OpenStack-API-Version'])
         self.assertEqual('Keystone uri="%s"' % KEYSTONE,
                          resp.headers['WWW-Authenticate'])

@@ -181,6 +181,20 @@ class TestValidate(base.TestCase):
     def test_a_long_value_is_not_quoted_whole(self):
         schema = {'type': 'string', 'maxLength': 200}
         error = self.assertRaises(errors.HTTPError, util.validate,
-                                  'x' * 100000, schema, 'JSON')
+                                  'x' * 100000, schema,
+                                  'JSON does not validate:')
         self.assertIn("'xxx", error.detail)
-        self.assertLess(len(error.detail), 600)
+        # The message and the value each once, cut short.
+        self.assertLess(len(error.detail), 20200)
+
+    def test_the_detail_is_jsonschemas_whole_account_on_one_line(self):
+        schema = {'type': 'object',
+                  'properties': {'name': {'type': 'string', 'maxLength': 3}}}
+        error = self.assertRaises(errors.HTTPError, util.validate,
+                                  {'name': 'long'}, schema,
+                                  'JSON does not validate:')
+        self.assertEqual(
+            "JSON does not validate: 'long' is too long  Failed validating "
+            "'maxLength' in schema['properties']['name']:     {'type': "
+            "'string', 'maxLength': 3}  On instance['name']:     'long'",
+            error.detail)

@@ -70,7 +70,7 @@ class TestAllocationList(db_base.DBTestCase):
             exception.ConcurrentUpdateDetected,
             self._allocs(consumer, (self.rp, 'VCPU', 4)).replace_all,
             {consumer: 0})
-        self.assertIn('consumer generation conflict - expected 0 but got 1',
+        self.assertIn('is at generation 1, the request was made at 0',
                       str(exc))
         self.assertNotIsInstance(
             exc, exception.ResourceProviderConcurrentUpdateDetected)

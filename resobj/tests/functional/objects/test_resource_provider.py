@@ -268,16 +268,17 @@ class TestFilters(pf.ProviderTestCase):
         self.assertEqual([], self.names(in_tree=uuidutils.generate_uuid()))
         self.assertEqual([], self.names(name='root2', uuid=self.loner.uuid))
 
-    def test_member_of_is_and_of_ors_and_includes_the_root(self):
-        # child1 is in AGG1 through its root.
-        self.assertEqual(['root1', 'child1'], self.names(member_of=[[AGG1]]))
-        self.assertEqual(['root1', 'child1', 'root2', 'loner'],
+    def test_member_of_is_and_of_ors_of_the_providers_own(self):
+        # child1 is not in AGG1 though its root is: as in placement, a
+        # provider list counts a provider's own aggregates only.
+        self.assertEqual(['root1'], self.names(member_of=[[AGG1]]))
+        self.assertEqual(['root1', 'root2', 'loner'],
                          self.names(member_of=[[AGG1, AGG2]]))
         self.assertEqual(['loner'], self.names(member_of=[[AGG2], [AGG3]]))
         self.assertEqual([], self.names(member_of=[[AGG1], [AGG2]]))
 
-    def test_forbidden_aggregates_include_the_root(self):
-        self.assertEqual(['root2', 'loner'],
+    def test_forbidden_aggregates_are_the_providers_own(self):
+        self.assertEqual(['child1', 'root2', 'loner'],
                          self.names(forbidden_aggregates=[AGG1]))
         self.assertEqual(['root1', 'child1'],
                          self.names(forbidden_aggregates=[AGG2, AGG3]))
@@ -337,7 +338,10 @@ class TestFilters(pf.ProviderTestCase):
         self.assertFalse(fits(60))
 
     def test_filters_combine(self):
-        self.assertEqual(['child1'], self.names(
+        self.assertEqual(['root1'], self.names(
+            member_of=[[AGG1]], required_traits=[{'HW_CPU_X86_AVX2'}],
+            resources={'VCPU': 2}, in_tree=self.child1.uuid))
+        self.assertEqual([], self.names(
             member_of=[[AGG1]], required_traits=[{'HW_CPU_X86_SSE'}],
             resources={'VCPU': 2}, in_tree=self.root1.uuid))
 

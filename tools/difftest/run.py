@@ -1,0 +1,195 @@
+"""Drive openstack-placement and resobj-api with the same requests.
+
+    .tox/py3/bin/python -m tools.difftest.run --backend sqlite \\
+        --sequences 50 --length 60 --seed 1 [--ref-venv /work/refvenv]
+
+Without ``--ref-venv`` the reference is installed from PyPI into
+``.difftest-venv`` (with psycopg2 for ``--backend postgresql``). Prints
+each kind of difference once (the request and both answers), then how
+many sequences, requests and differences it saw. Exits 1 if any.
+"""
+
+import argparse
+import collections
+import http.client
+import json
+import os
+import sys
+import time
+
+from tools.difftest import compare
+from tools.difftest import generate
+from tools.difftest import servers
+
+PG_URL = 'postgresql+psycopg2://openstack_citest:openstack_citest@127.0.0.1'
+
+
+class Client:
+    def __init__(self, url):
+        host, port = url.split('//')[1].split(':')
+        self._conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def send(self, req):
+        # The reference lets only a service reshape.
+        headers = {'X-Auth-Token': 'admin', 'X-Roles': 'admin,service',
+                   'Accept': 'application/json'}
+        if req['version'] is not None:
+            headers['OpenStack-API-Version'] = 'placement %s' % req['version']
+        headers.update(req['headers'])
+        for attempt in (1, 2):
+            try:
+                self._conn.request(req['method'], req['path'],
+                                   body=req.get('body'), headers=headers)
+                resp = self._conn.getresponse()
+                return compare.Answer(resp.status, resp.getheaders(),
+                                      resp.read())
+            except (http.client.HTTPException, ConnectionError):
+                self._conn.close()
+                if attempt == 2:
+                    raise
+
+
+def describe(req):
+    body = req.get('body')
+    text = '%s %s (version %s)' % (req['method'], req['path'],
+                                   req['version'])
+    extra = {k: v for k, v in req['headers'].items()
+             if k != 'Content-Type' or v != 'application/json'}
+    if extra:
+        text += ' headers %s' % extra
+    if body is not None:
+        text += '\n    body %s' % body.decode('utf-8', 'replace')[:600]
+    return text
+
+
+def translate(req, same):
+    """``req`` for resobj, with resobj's uuids for the reference's.
+
+    The uuids the reference generated are replaced by the ones resobj
+    generated for the same request.
+    """
+    if not same:
+        return req
+    req = dict(req)
+
+    def replace(match):
+        return same.get(match.group(0), match.group(0))
+    req['path'] = compare.UUID_RE.sub(replace, req['path'])
+    if req.get('body') is not None:
+        req['body'] = compare.UUID_RE.sub(
+            replace, req['body'].decode('utf-8', 'surrogatepass')).encode(
+                'utf-8', 'surrogatepass')
+    return req
+
+
+def run(args, ref, res):
+    kinds = collections.OrderedDict()
+    totals = collections.Counter()
+    # Every uuid any sequence chose (a later sequence meets an earlier
+    # one's leftovers), and {reference's uuid: resobj's} for what the
+    # servers named themselves.
+    chosen, same = set(), {}
+    for seed in range(args.seed, args.seed + args.sequences):
+        seq = generate.Sequence(seed, args.length, chosen)
+        ref_names = compare.UuidNames(chosen)
+        res_names = compare.UuidNames(chosen)
+        steps = seq.steps()
+        req = next(steps)
+        while True:
+            ref_answer = ref.send(req)
+            res_answer = res.send(translate(req, same))
+            totals['requests'] += 1
+            _bind_created(req, ref_answer, ref_names, res_answer, res_names,
+                          same)
+            a = compare.normalise(ref_answer, ref_names)
+            b = compare.normalise(res_answer, res_names)
+            if args.trace:
+                print('%d %d %s' % (ref_answer.status, res_answer.status,
+                                    describe(req)))
+            diffs = compare.differences(a, b)
+            known, diffs = compare.accepted(a, b, diffs)
+            if known:
+                totals['documented deviations'] += 1
+            if diffs:
+                totals['differences'] += 1
+                key = compare.signature(req, diffs)
+                if key not in kinds:
+                    kinds[key] = [0, seed, req, a, b, diffs]
+                    if args.verbose:
+                        report(key, kinds[key])
+                kinds[key][0] += 1
+            try:
+                req = steps.send(ref_answer)
+            except StopIteration:
+                break
+        totals['sequences'] += 1
+    return kinds, totals
+
+
+def _bind_created(req, ref_answer, ref_names, res_answer, res_names, same):
+    """Name the providers both servers created for one request alike.
+
+    A request without a uuid in the body; remembers which of resobj's
+    uuids stands for which of the reference's.
+    """
+    if req['method'] != 'POST' or req['path'] != '/resource_providers':
+        return
+    found = [compare.UUID_RE.search(answer.headers.get('location', ''))
+             for answer in (ref_answer, res_answer)]
+    if all(found) and found[0].group(0) not in ref_names.known:
+        ref_names.bind(found[0].group(0))
+        res_names.bind(found[1].group(0))
+        same[found[0].group(0)] = found[1].group(0)
+
+
+def report(key, kind):
+    count, seed, req, a, b, diffs = kind
+    print('=' * 72)
+    print('%d x [seed %d] %s' % (count, seed, describe(req)))
+    for path, x, y in diffs[:6]:
+        print('  %s\n    reference: %s\n    resobj:    %s' % (
+            path, json.dumps(x)[:800], json.dumps(y)[:800]))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
+    parser.add_argument('--backend', choices=['sqlite', 'postgresql'],
+                        default='sqlite')
+    parser.add_argument('--sequences', type=int, default=20)
+    parser.add_argument('--length', type=int, default=50,
+                        help='operations per sequence')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--ref-venv', default=None,
+                        help='a venv with openstack-placement 16.0.0 and '
+                             'waitress (psycopg2 for PostgreSQL)')
+    parser.add_argument('--pg-url', default=PG_URL)
+    parser.add_argument('--keep', action='store_true',
+                        help='keep the temporary directory (logs)')
+    parser.add_argument('--trace', action='store_true',
+                        help='print every request and both statuses')
+    parser.add_argument('--verbose', '-v', action='store_true',
+                        help='print each kind as it is found')
+    args = parser.parse_args(argv)
+    venv = args.ref_venv or servers.ensure_reference_venv(
+        os.path.abspath('.difftest-venv'), args.backend == 'postgresql')
+    start = time.monotonic()
+    pair = servers.Pair(args.backend, venv, args.pg_url, keep=args.keep)
+    try:
+        kinds, totals = run(args, Client(pair.reference.url),
+                            Client(pair.resobj.url))
+    finally:
+        pair.stop()
+    if not args.verbose:
+        for key, kind in kinds.items():
+            report(key, kind)
+    print('=' * 72)
+    print('%s: %d sequences, %d requests, %d differing answers of %d '
+          'kinds (and %d answers differing only as documented) in %.0f s'
+          % (args.backend, totals['sequences'], totals['requests'],
+             totals['differences'], len(kinds),
+             totals['documented deviations'], time.monotonic() - start))
+    return 1 if kinds else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
