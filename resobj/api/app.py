@@ -69,11 +69,13 @@ class Application:
             return start_response(status, response_headers, exc_info)
 
         try:
-            _check_length(environ, self._max_body)
             # None while unknown: an answer to a bad version header names
             # no version, as placement's does.
             version = None
             version = _negotiate(environ)
+            # After the version: the refusal carries a code from 1.23 on,
+            # as every other error does.
+            _check_length(environ, self._max_body)
             environ[util.MICROVERSION] = version
             environ[util.POLICY] = self._policy
             return self._stack(environ, start)

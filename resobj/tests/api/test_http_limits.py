@@ -133,6 +133,7 @@ class TestApplicationRefuses(base.TestCase):
         req = webob.Request.blank(
             '/traits/CUSTOM_X', method='PUT',
             headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'placement latest',
                      'Content-Type': 'application/json'})
         req.environ['CONTENT_LENGTH'] = content_length
         return req.get_response(self.app)

@@ -40,7 +40,7 @@ class TestLogContext(base.TestCase):
         req = webob.Request.blank(
             '/resource_providers', method='POST',
             headers={'X-Auth-Token': user, 'X-Roles': 'admin',
-                     'OpenStack-API-Version': 'placement 1.6',
+                     'OpenStack-API-Version': 'placement latest',
                      'Content-Type': 'application/json'}, body=b'{}')
         req.environ['CONTENT_LENGTH'] = '100'
         # As a server's input stream, read once: not a seekable copy.
