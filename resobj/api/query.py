@@ -76,8 +76,9 @@ def _uuid_list(text, what):
 def member_of(values, version):
     """[values] -> ([any-of sets], forbidden set) for 1.3+ member_of."""
     if len(values) > 1 and version < (1, 24):
+        # Placement's words.
         raise errors.bad_request(
-            'member_of may be given only once before microversion 1.24.',
+            'Multiple member_of parameters are not supported',
             errors.QUERY_DUPLICATE_KEY)
     required, forbidden = [], set()
     for value in values:

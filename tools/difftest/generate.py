@@ -43,11 +43,17 @@ def _json(answer):
 
 
 class Sequence:
-    def __init__(self, seed, length, chosen=None):
-        """``chosen``: a set to add every uuid the sequence picks to."""
+    def __init__(self, seed, length, chosen=None, previous=()):
+        """``chosen``: a set to add every uuid the sequence picks to.
+
+        ``previous``: the consumers of the sequence before, whose
+        allocations the clean-up deletes on both servers even where
+        only resobj has them (after a documented deviation).
+        """
         self.rng = random.Random(seed)
         self.length = length
         self.chosen = set() if chosen is None else chosen
+        self.previous = list(previous)
         self.providers = []      # uuids the reference has (as we believe)
         self.classes = list(STANDARD_CLASSES)
         self.custom_classes = []
@@ -129,7 +135,7 @@ class Sequence:
         rps = _json(answer).get('resource_providers', [])
         # Every consumer of every provider, earlier sequences' included,
         # so that each sequence starts from an empty cloud.
-        consumers = set()
+        consumers = set(self.previous)
         for rp in rps:
             answer = yield request(
                 'GET', '/resource_providers/%s/allocations' % rp['uuid'],

@@ -88,9 +88,10 @@ def run(args, ref, res):
     # Every uuid any sequence chose (a later sequence meets an earlier
     # one's leftovers), and {reference's uuid: resobj's} for what the
     # servers named themselves.
-    chosen, same = set(), {}
+    chosen, same, previous = set(), {}, ()
     for seed in range(args.seed, args.seed + args.sequences):
-        seq = generate.Sequence(seed, args.length, chosen)
+        seq = generate.Sequence(seed, args.length, chosen, previous)
+        previous = seq.consumers
         ref_names = compare.UuidNames(chosen)
         res_names = compare.UuidNames(chosen)
         steps = seq.steps()
