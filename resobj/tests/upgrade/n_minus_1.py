@@ -35,6 +35,10 @@ SKIP_PREFIX = 'N-1 baseline unavailable'
 # What the N-1 processes need of the old tree; the package is enough,
 # the alembic scripts and the test helpers are inside it.
 PATHS = ('resobj',)
+# oslotest gives each test a temporary directory of its own, deleted
+# after it; the tree outlives the test, so it goes where the process
+# started.
+TMP = tempfile.gettempdir()
 
 
 def baseline_commit():
@@ -70,7 +74,8 @@ def _materialise():
                       'clone?)' % commit)
     archive = _git('-C', top, 'archive', '--format=tar', commit,
                    *PATHS).stdout
-    directory = tempfile.mkdtemp(prefix='resobj-n-1-%s-' % commit[:8])
+    directory = tempfile.mkdtemp(prefix='resobj-n-1-%s-' % commit[:8],
+                                 dir=TMP)
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(directory, filter='data')
