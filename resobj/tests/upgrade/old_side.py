@@ -106,15 +106,17 @@ def golden():
 def workload(conf_file):
     """What an N-1 compute writes, through its own objects and tracker.
 
-    Two nodes of one host's tracker each: a boot claim per flavor, a
-    resize claim from one node to the other (confirmed), an audit on
-    each, and a compute node save with changed legacy columns. Answers
+    Two nodes of one host, a tracker each, driven by the N-1 compute
+    manager: three boots on one node, a resize of one instance to the
+    other node (confirmed), an audit on each, and a compute node save
+    with a changed legacy column. Answers
     the instances with their flavors and the nodes.
     """
     from oslo_config import cfg
     from oslo_utils import uuidutils
 
     from resobj.compute import fake_driver
+    from resobj.compute import manager as compute_manager
     from resobj.compute import report_local
     from resobj.compute import tracker as rt
     from resobj import conf as resobj_conf
@@ -139,6 +141,9 @@ def workload(conf_file):
             conf, 'old-host', node, driver, client)
         trackers[node].update_available_resource(ctx)
 
+    manager = compute_manager.ComputeManager(
+        {('old-host', node): t for node, t in trackers.items()})
+
     flavors = []
     for name, vcpus, memory_mb, root_gb in (('old-small', 1, 512, 5),
                                             ('old-large', 4, 4096, 40)):
@@ -157,15 +162,13 @@ def workload(conf_file):
             memory_mb=flavor.memory_mb, root_gb=flavor.root_gb,
             ephemeral_gb=flavor.ephemeral_gb, flavor=flavor)
         instance.create()
-        with trackers['old-a'].instance_claim(ctx, instance):
-            pass
+        manager.build_instance(ctx, instance, 'old-host', 'old-a')
         instances.append(instance)
 
     # A resize of the first small one to the other node, confirmed.
     moved = objects.Instance.get_by_uuid(ctx, instances[0].uuid)
-    claim = trackers['old-b'].resize_claim(ctx, moved, large)
-    trackers['old-a'].drop_move_claim(ctx, moved, claim.migration,
-                                      prefix='old')
+    migration = manager.prep_resize(ctx, moved, large, 'old-host', 'old-b')
+    manager.confirm_resize(ctx, moved, migration)
     for tracker in trackers.values():
         tracker.update_available_resource(ctx)
 
