@@ -26,7 +26,6 @@ from resobj.tests.upgrade import n_minus_1
 from resobj.tests.upgrade import primitives
 
 
-
 class CloudDatabase(fixtures.Fixture):
     """An empty database on ``backend`` and ``self.conf_file`` naming it.
 

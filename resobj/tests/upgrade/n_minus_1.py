@@ -149,6 +149,11 @@ def service_version():
     return _about()['service_version']
 
 
+def rpc_versions():
+    """{'conductor': version, 'compute': version} of the N-1 RPC APIs."""
+    return dict(_about()['rpc'])
+
+
 def service(module, *conf_files, graceful=True):
     """A ServiceProcess running ``module`` from the N-1 tree."""
     return service_process.ServiceProcess(

@@ -6,7 +6,8 @@ baseline commit has (objects, the tracker, the test samples, strategies
 and golden helpers of that commit) and talks JSON on stdin/stdout:
 
 ``about``
-    where resobj came from, its object manifest and service version;
+    where resobj came from, its object manifest, service version and
+    RPC API versions;
 ``generate COUNT``
     {name: [primitive, ...]}: each object's sample and COUNT random
     objects of its newest N-1 version, from the N-1 tree's own samples
@@ -19,7 +20,11 @@ and golden helpers of that commit) and talks JSON on stdin/stdout:
     itself writes them;
 ``workload CONF_FILE``
     N-1 compute-side writes on the database of CONF_FILE (see
-    :func:`workload`); answers what it did.
+    :func:`workload`); answers what it did;
+``boot CONF_FILE HOST VCPUS MEMORY_MB ROOT_GB``
+    an N-1 scheduler's boot on HOST of a new flavor of that size, through
+    the conductors and compute services CONF_FILE names (no database);
+    answers the instance's uuid and host.
 """
 
 import json
@@ -36,9 +41,13 @@ def _objects():
 
 def about():
     import resobj
+    from resobj.compute import rpcapi as compute_rpcapi
+    from resobj.conductor import rpcapi as conductor_rpcapi
     from resobj.objects import service
     base = _objects()
     return {'file': resobj.__file__,
+            'rpc': {'compute': compute_rpcapi.VERSION,
+                    'conductor': conductor_rpcapi.VERSION},
             'manifest': {name: classes[0].VERSION for name, classes in
                          base.ResobjObjectRegistry.obj_classes().items()},
             'service_version': service.SERVICE_VERSION}
@@ -190,8 +199,48 @@ def workload(conf_file):
     }
 
 
+def boot(conf_file, host, vcpus, memory_mb, root_gb):
+    from oslo_config import cfg
+    from oslo_utils import uuidutils
+
+    from resobj.compute import rpcapi
+    from resobj.conductor import api as conductor_api
+    from resobj import conf as resobj_conf
+    from resobj import context
+    from resobj import objects
+    from resobj import rpc
+    _objects()
+
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    rpc.register_opts(conf)
+    conf(['--config-file', conf_file], project='resobj',
+         default_config_files=[])
+    transport = rpc.get_transport(conf)
+    try:
+        conductor_api.use_conductor(conf, transport)
+        ctx = context.get_admin_context()
+        name = 'n-1-%s' % uuidutils.generate_uuid()[:8]
+        flavor = objects.Flavor(ctx, flavorid=name, name=name,
+                                vcpus=int(vcpus), memory_mb=int(memory_mb),
+                                root_gb=int(root_gb), ephemeral_gb=0, swap=0)
+        flavor.create()
+        instance = objects.Instance(
+            ctx, uuid=uuidutils.generate_uuid(), project_id='n-1-project',
+            user_id='n-1-user', vm_state='building', vcpus=flavor.vcpus,
+            memory_mb=flavor.memory_mb, root_gb=flavor.root_gb,
+            ephemeral_gb=0, flavor=flavor)
+        instance.create()
+        instance = rpcapi.ComputeAPI(conf, transport, ctx).build_instance(
+            ctx, host, instance, host)
+        return {'uuid': instance.uuid, 'host': instance.host,
+                'vm_state': instance.vm_state}
+    finally:
+        transport.cleanup()
+
+
 COMMANDS = {'about': about, 'generate': generate, 'load': load,
-            'golden': golden, 'workload': workload}
+            'golden': golden, 'workload': workload, 'boot': boot}
 
 
 def main(argv):

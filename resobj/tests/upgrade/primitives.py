@@ -51,8 +51,8 @@ def differences(left, right, path=''):
         elif isinstance(a, list) and isinstance(b, list) and \
                 any(map(is_envelope, a + b)):
             if len(a) != len(b):
-                found.append('%s: %d items became %d' % (where, len(a),
-                                                          len(b)))
+                found.append('%s: %d items became %d'
+                             % (where, len(a), len(b)))
             for i, (x, y) in enumerate(zip(a, b)):
                 found += differences(x, y, '%s[%d]' % (where, i))
         elif _plain(name, key, a) != _plain(name, key, b):

@@ -39,6 +39,13 @@ from resobj.tests.upgrade import n_minus_1
 # The conductor's debug line for each object it backports for a caller.
 BACKPORTED = re.compile(
     re.escape(conductor_manager.BACKPORT_LOG).replace('%s', r'\S+'))
+# Callers of the conductors (compute hosts, clients). A conductor stopped
+# for its upgrade can leave a call it had taken from the queue but not
+# started unanswered; the caller then waits out its timeout and sends it
+# again ([conductor] call_retries), as the upgrade guide describes. Short,
+# so that such a call costs the run little.
+CALL_TIMEOUT = 10
+CALL_RETRIES = 2
 # The fake driver's node, on every compute host.
 NODE = {'vcpus': 16, 'memory_mb': 16384, 'local_gb': 400}
 
@@ -52,9 +59,9 @@ def _free_port():
 class ApiProcess(fixtures.Fixture):
     """``resobj-api`` of one release on the cloud's database."""
 
-    def __init__(self, conf_file, old=False):
+    def __init__(self, conf_files, old=False):
         super().__init__()
-        self.conf_file = conf_file
+        self.conf_files = conf_files
         self.old = old
 
     def _setUp(self):
@@ -62,8 +69,10 @@ class ApiProcess(fixtures.Fixture):
         self.url = 'http://127.0.0.1:%d' % self.port
         self.output = tempfile.TemporaryFile()
         self.addCleanup(self.output.close)
-        args = ['-m', 'resobj.cmd.api', '--config-file', self.conf_file,
-                '--port', str(self.port), '--workers', '1']
+        args = ['-m', 'resobj.cmd.api', '--port', str(self.port),
+                '--workers', '1']
+        for path in self.conf_files:
+            args += ['--config-file', path]
         if self.old:
             command, env, cwd = (n_minus_1.command(*args),
                                  n_minus_1.environ(), n_minus_1.tree())
@@ -122,7 +131,11 @@ class Cloud(fixtures.Fixture):
         self.db = self.useFixture(cloud.CloudDatabase(
             self.backend, extra_conf=topics))
         self.topics = topics
-        self.conductors, self.computes = [], {}
+        # Every conductor process started, stopped ones included (their
+        # logs count), and the running one of each host.
+        self.conductors, self.conductor_of, self.computes = [], {}, {}
+        self.api = None
+        self.all_computes = []
 
     def manage(self, *args, old=False):
         return self.db.command('resobj.cmd.manage', *args, old=old)
@@ -137,41 +150,56 @@ class Cloud(fixtures.Fixture):
         return service_process.ServiceProcess(module, *conf_files,
                                               graceful=graceful)
 
-    def start_conductor(self, old=False, extra_conf=''):
-        """One more resobj-conductor; debug logs on, to count backports."""
-        host = 'conductor-%d' % len(self.conductors)
+    def start_conductor(self, host='conductor-0', old=False,
+                        extra_files=()):
+        """resobj-conductor on ``host`` (replacing a running one).
+
+        Debug logs on, to count its backports.
+        """
+        if host in self.conductor_of:
+            self.conductor_of[host].stop()
         path = self.db.write('%s.conf' % host,
-                             '[DEFAULT]\nhost = %s\ndebug = true\n%s'
-                             % (host, extra_conf))
+                             '[DEFAULT]\nhost = %s\ndebug = true\n' % host)
         process = self.useFixture(self._service(
-            'resobj.cmd.conductor', [self.db.conf_file, path], old))
+            'resobj.cmd.conductor', [self.db.conf_file, path] +
+            list(extra_files), old))
         self.conductors.append(process)
+        self.conductor_of[host] = process
         return process
 
-    def compute_conf(self, host, extra_conf=''):
+    def compute_conf(self, host):
         """A compute host's only configuration file: no [database]."""
         return self.db.write('%s.conf' % host, (
             '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+            'rpc_response_timeout = %d\n'
             '[conductor]\nuse_local = false\ntopic = %s\n'
+            'call_retries = %d\n'
             '[compute]\ntopic = %s\naudit_interval = 1\n'
             'reserved_host_memory_mb = 0\n'
-            '[fake_driver]\nvcpus = %d\nmemory_mb = %d\nlocal_gb = %d\n%s'
-            % (host, backends.transport_url(), self.conductor_topic,
-               self.compute_topic, NODE['vcpus'], NODE['memory_mb'],
-               NODE['local_gb'], extra_conf)))
+            '[fake_driver]\nvcpus = %d\nmemory_mb = %d\nlocal_gb = %d\n'
+            % (host, backends.transport_url(), CALL_TIMEOUT,
+               self.conductor_topic, CALL_RETRIES, self.compute_topic,
+               NODE['vcpus'], NODE['memory_mb'],
+               NODE['local_gb'])))
 
-    def start_compute(self, host, old=False, extra_conf=''):
+    def start_compute(self, host, old=False, extra_files=()):
         """resobj-compute for ``host`` (replacing a running one)."""
         if host in self.computes:
             self.computes[host].stop()
         process = self.useFixture(self._service(
-            'resobj.cmd.compute', [self.compute_conf(host, extra_conf)],
-            old, graceful=True))
+            'resobj.cmd.compute', [self.compute_conf(host)] +
+            list(extra_files), old, graceful=True))
         self.computes[host] = process
+        self.all_computes.append(process)
         return process
 
-    def start_api(self, old=False):
-        return self.useFixture(ApiProcess(self.db.conf_file, old=old))
+    def start_api(self, old=False, extra_files=()):
+        """resobj-api (replacing a running one)."""
+        if self.api is not None:
+            self.api.stop()
+        self.api = self.useFixture(ApiProcess(
+            [self.db.conf_file] + list(extra_files), old=old))
+        return self.api
 
     def backports(self):
         """How many objects the conductors backported for their callers."""
@@ -199,17 +227,23 @@ class Cloud(fixtures.Fixture):
 class Scheduler(fixtures.Fixture):
     """Today's objects (through the conductors) and compute RPC client."""
 
-    def __init__(self, the_cloud):
+    def __init__(self, the_cloud, levels=None):
         super().__init__()
         self.cloud = the_cloud
+        # [upgrade_levels] of this client, as the procedure's step sets
+        # them on every service.
+        self.levels = levels or {}
 
     def _setUp(self):
         conf = self.useFixture(resobj_fixtures.ConfFixture(_register))
         conf.config(transport_url=backends.transport_url(),
-                    rpc_response_timeout=60)
+                    rpc_response_timeout=CALL_TIMEOUT)
         conf.config(group='conductor', use_local=False,
-                    topic=self.cloud.conductor_topic)
+                    topic=self.cloud.conductor_topic,
+                    call_retries=CALL_RETRIES)
         conf.config(group='compute', topic=self.cloud.compute_topic)
+        if self.levels:
+            conf.config(group='upgrade_levels', **self.levels)
         self.conf = conf.conf
         self.transport = rpc.get_transport(self.conf)
         self.addCleanup(self.transport.cleanup)

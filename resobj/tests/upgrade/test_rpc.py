@@ -141,5 +141,5 @@ class TestMixedVersionServices(base.TestCase):
             self.assertGreater(self.cloud.backports(), 0)
         else:
             self.assertEqual(0, self.cloud.backports())
-        for host, process in self.cloud.computes.items():
-            self.assertNotIn('Traceback', process.log(), host)
+        for process in self.cloud.all_computes:
+            self.assertNotIn('Traceback', process.log())
