@@ -154,8 +154,8 @@ def rpc_versions():
     return dict(_about()['rpc'])
 
 
-def service(module, *conf_files, graceful=True):
+def service(module, *conf_files, graceful=True, wait=True):
     """A ServiceProcess running ``module`` from the N-1 tree."""
     return service_process.ServiceProcess(
         module, *conf_files, graceful=graceful, env=environ(),
-        cwd=tree(), python=command())
+        cwd=tree(), python=command(), wait=wait)

@@ -144,17 +144,20 @@ class Cloud(fixtures.Fixture):
         return self.db.command('resobj.cmd.status', 'upgrade', 'check',
                                '--json', old=old, conf_files=conf_files)
 
-    def _service(self, module, conf_files, old, graceful=False):
+    def _service(self, module, conf_files, old, graceful=False,
+                 wait=True):
         if old:
-            return n_minus_1.service(module, *conf_files, graceful=graceful)
+            return n_minus_1.service(module, *conf_files, graceful=graceful,
+                                     wait=wait)
         return service_process.ServiceProcess(module, *conf_files,
-                                              graceful=graceful)
+                                              graceful=graceful, wait=wait)
 
     def start_conductor(self, host='conductor-0', old=False,
-                        extra_files=()):
+                        extra_files=(), wait=True):
         """resobj-conductor on ``host`` (replacing a running one).
 
-        Debug logs on, to count its backports.
+        Debug logs on, to count its backports. ``wait=False``: the caller
+        calls the process's wait_ready().
         """
         if host in self.conductor_of:
             self.conductor_of[host].stop()
@@ -162,7 +165,7 @@ class Cloud(fixtures.Fixture):
                              '[DEFAULT]\nhost = %s\ndebug = true\n' % host)
         process = self.useFixture(self._service(
             'resobj.cmd.conductor', [self.db.conf_file, path] +
-            list(extra_files), old))
+            list(extra_files), old, wait=wait))
         self.conductors.append(process)
         self.conductor_of[host] = process
         return process
@@ -182,16 +185,29 @@ class Cloud(fixtures.Fixture):
                NODE['vcpus'], NODE['memory_mb'],
                NODE['local_gb'])))
 
+    def start_computes(self, hosts, old=False, extra_files=()):
+        """resobj-compute for each of ``hosts`` (replacing running ones).
+
+        Started side by side; returns once all of them serve.
+        """
+        for host in hosts:
+            if host in self.computes:
+                self.computes[host].stop()
+        started = []
+        for host in hosts:
+            process = self.useFixture(self._service(
+                'resobj.cmd.compute', [self.compute_conf(host)] +
+                list(extra_files), old, graceful=True, wait=False))
+            self.computes[host] = process
+            self.all_computes.append(process)
+            started.append(process)
+        for process in started:
+            process.wait_ready()
+
     def start_compute(self, host, old=False, extra_files=()):
         """resobj-compute for ``host`` (replacing a running one)."""
-        if host in self.computes:
-            self.computes[host].stop()
-        process = self.useFixture(self._service(
-            'resobj.cmd.compute', [self.compute_conf(host)] +
-            list(extra_files), old, graceful=True))
-        self.computes[host] = process
-        self.all_computes.append(process)
-        return process
+        self.start_computes([host], old=old, extra_files=extra_files)
+        return self.computes[host]
 
     def start_api(self, old=False, extra_files=()):
         """resobj-api (replacing a running one)."""

@@ -114,11 +114,12 @@ class TestUpgradeProcedure(base.TestCase):
         self.assertEqual(0, revision.returncode, revision.stderr)
         schema_differs = (revision.stdout.split()[0] !=
                           migration.head_revision())
-        for host in CONDUCTORS:
-            self.cloud.start_conductor(host, old=True)
+        started = [self.cloud.start_conductor(host, old=True, wait=False)
+                   for host in CONDUCTORS]
+        for process in started:
+            process.wait_ready()
         self.cloud.start_api(old=True)
-        for host in HOSTS:
-            self.cloud.start_compute(host, old=True)
+        self.cloud.start_computes(HOSTS, old=True)
         for host in HOSTS:
             self.boot_old(host, 2, 2048, 20)
         cloud.assert_accounting(self, self.cloud.db)
@@ -215,8 +216,7 @@ class TestUpgradeProcedure(base.TestCase):
             self.cloud.start_conductor(host)
         api = self.cloud.start_api()
         since = self.cloud.last_seen()
-        for host in HOSTS:
-            self.cloud.start_compute(host)
+        self.cloud.start_computes(HOSTS)
         self.cloud.audited_since(list(HOSTS), since)
         checks = self.status()
         self.assertEqual({name: SUCCESS for name in checks}, checks)

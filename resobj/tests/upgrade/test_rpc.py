@@ -88,8 +88,7 @@ class TestMixedVersionServices(base.TestCase):
                              'AND deleted = 0', h=host))
 
     def test_claims_resizes_and_audits_across_versions(self):
-        for host in (OLD, NEW):
-            self.cloud.start_compute(host, old=True)
+        self.cloud.start_computes([OLD, NEW], old=True)
         self.scheduler = self.useFixture(services.Scheduler(self.cloud))
         small = self.scheduler.flavor('small', 2, 2048, 20)
         large = self.scheduler.flavor('large', 4, 4096, 40)
