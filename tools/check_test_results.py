@@ -13,6 +13,10 @@ Without options (the full run, every server provisioned) it exits non-zero
 when any test failed, when any backend test was skipped or any test was
 skipped for an unusable backend, or when no PostgreSQL or no MySQL test
 passed (a layout change that silently dropped a backend must not pass).
+The upgrade tests (``resobj.tests.upgrade``, N-1 code from the project's
+history beside today's) are required there too: every one must pass,
+none may skip for any reason (a checkout without the baseline commit
+included), and the mixed-version scenarios must have run on PostgreSQL.
 
 With ``--fresh FULL`` the stream on stdin is a run on a machine whose
 servers are unusable (the README's "fresh machine"), and ``FULL`` is the
@@ -38,6 +42,10 @@ BACKEND = re.compile(r'\((postgresql|mysql)(?:\+\w+)?\)$'
 SKIP_PREFIX = 'backend unavailable'
 
 STATUS_KEY = {'success': 'passed', 'skip': 'skipped', 'xfail': 'passed'}
+
+# The upgrade tests; their scenarios that start services are named for
+# their backend, so the fresh-machine runs count them as backend tests.
+UPGRADE = 'resobj.tests.upgrade.'
 
 
 def read_stream(stream):
@@ -90,6 +98,23 @@ def check_full(results):
         print('%s tests passed: %d' % (backend, ran))
         if not ran:
             problems.append('no %s test passed' % backend)
+    return problems + check_upgrade(results)
+
+
+def check_upgrade(results):
+    """The upgrade tests all ran and passed, on PostgreSQL among others."""
+    problems = []
+    upgrade = {test_id: outcome for test_id, outcome in results.items()
+               if test_id.startswith(UPGRADE)}
+    for test_id, (status, reason) in sorted(upgrade.items()):
+        if status == 'skip':
+            problems.append('upgrade test skipped: %s (%s)'
+                            % (test_id, reason))
+    passed = sorted(t for t, (status, _) in upgrade.items()
+                    if status == 'success')
+    print('upgrade tests passed: %d' % len(passed))
+    if not any(backend_of(t) == 'postgresql' for t in passed):
+        problems.append('no upgrade test passed on PostgreSQL')
     return problems
 
 

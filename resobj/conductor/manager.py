@@ -43,6 +43,15 @@ def _manifest_of(obj, manifest=None):
     return manifest
 
 
+# The upgrade tests count these lines to know how many objects an older
+# peer had to be sent backported (resobj/tests/upgrade).
+BACKPORT_LOG = 'Backporting %s %s to %s for the caller'
+
+
+def _log_backport(obj, target):
+    LOG.debug(BACKPORT_LOG, obj.obj_name(), obj.VERSION, target)
+
+
 def _for_caller(value, manifest):
     """``value`` as the caller can read it: objects backported.
 
@@ -53,6 +62,7 @@ def _for_caller(value, manifest):
     if isinstance(value, base.ResobjObject):
         wanted = manifest.get(value.obj_name())
         if wanted is not None and wanted != value.__class__.VERSION:
+            _log_backport(value, wanted)
             return value.obj_to_primitive(target_version=wanted,
                                           version_manifest=manifest)
         return value
@@ -125,6 +135,7 @@ class ConductorManager:
             raise exception.ObjectBackportError(
                 objname=name, target='none',
                 reason='the caller knows no version of %s' % name)
+        _log_backport(objinst, object_versions[name])
         return objinst.obj_to_primitive(
             target_version=object_versions[name],
             version_manifest=object_versions)

@@ -21,22 +21,37 @@ READY = 'serving topic'
 
 class ServiceProcess(fixtures.Fixture):
 
-    def __init__(self, module, *conf_files, graceful=True):
+    def __init__(self, module, *conf_files, graceful=True, env=None,
+                 cwd=None, python=None, wait=True):
         super().__init__()
+        # wait=False: set-up only starts the process; the caller starts
+        # others meanwhile and calls wait_ready() itself.
+        self.wait = wait
         self.module = module
         self.conf_files = conf_files
         self.graceful = graceful
+        # Another release's code runs with its own environment
+        # (PYTHONPATH), directory and interpreter flags
+        # (resobj.tests.upgrade.n_minus_1).
+        self.env = env
+        self.cwd = cwd
+        self.python = python or [sys.executable]
 
     def _setUp(self):
         self.output = tempfile.TemporaryFile()
         self.addCleanup(self.output.close)
-        command = [sys.executable, '-m', self.module]
+        command = list(self.python) + ['-m', self.module]
         for path in self.conf_files:
             command += ['--config-file', path]
         self.process = subprocess.Popen(
             command, stdout=self.output, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            start_new_session=True, env=self.env, cwd=self.cwd)
         self.addCleanup(self.stop if self.graceful else self.kill)
+        if self.wait:
+            self.wait_ready()
+
+    def wait_ready(self):
+        """Return once the service serves; RuntimeError if it cannot."""
         deadline = time.monotonic() + 60
         while READY not in self.log():
             if self.process.poll() is not None or \

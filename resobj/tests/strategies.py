@@ -23,11 +23,28 @@ _DATETIMES = st.datetimes(
         lambda d: d.replace(microsecond=0))
 
 
+_HEX = st.integers(min_value=0, max_value=255)
+
+
+def _mac(octets):
+    return ':'.join('%02x' % o for o in octets)
+
+
+def _pci(parts):
+    domain, bus, slot, function = parts
+    return '%04x:%02x:%02x.%x' % (domain, bus, slot, function)
+
+
 def _for_type(field_type, depth):
     if isinstance(field_type, ovo_fields.Enum):
         return st.sampled_from(sorted(field_type._valid_values))
-    if isinstance(field_type, fields.UUID):
+    if isinstance(field_type, (fields.UUID, ovo_fields.UUID)):
         return st.uuids().map(str)
+    if isinstance(field_type, ovo_fields.MACAddress):
+        return st.lists(_HEX, min_size=6, max_size=6).map(_mac)
+    if isinstance(field_type, ovo_fields.PCIAddress):
+        return st.tuples(st.integers(0, 0xffff), _HEX,
+                         st.integers(0, 0x1f), st.integers(0, 7)).map(_pci)
     if isinstance(field_type, ovo_fields.NonNegativeInteger):
         return st.integers(min_value=0, max_value=2 ** 31 - 1)
     if isinstance(field_type, ovo_fields.Integer):
@@ -41,8 +58,18 @@ def _for_type(field_type, depth):
         return st.booleans()
     if isinstance(field_type, ovo_fields.DateTime):
         return _DATETIMES
+    if isinstance(field_type, ovo_fields.IPV6Address):
+        return st.ip_addresses(v=6).map(str)
     if isinstance(field_type, ovo_fields.IPAddress):
         return st.ip_addresses(v=4).map(str)
+    if isinstance(field_type, ovo_fields.IPV6Network):
+        return st.ip_addresses(v=6).map(lambda a: '%s/128' % a)
+    if isinstance(field_type, ovo_fields.IPNetwork):
+        return st.ip_addresses(v=4).map(lambda a: '%s/32' % a)
+    if isinstance(field_type, ovo_fields.VersionPredicate):
+        return st.tuples(st.sampled_from(['>=', '<', '==']),
+                         st.integers(0, 9), st.integers(0, 9)).map(
+            lambda t: '%s%d.%d' % t)
     if isinstance(field_type, ovo_fields.Object):
         return for_object(field_type._obj_name, depth + 1)
     if isinstance(field_type, ovo_fields.Dict):

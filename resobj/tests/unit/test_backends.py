@@ -125,6 +125,8 @@ PG_DRIVER = 'resobj.tests.functional.db.test_y.T.test_b(postgresql+psycopg2)'
 MY_GABBI = 'resobj.tests.api.test_gabbi.mysql.traits_list.test_request'
 LITE = 'resobj.tests.functional.db.test_x.T.test_a(sqlite)'
 UNIT = 'resobj.tests.unit.test_z.T.test_c'
+UPGRADE_PG = 'resobj.tests.upgrade.test_rpc.T.test_d(postgresql)'
+UPGRADE = 'resobj.tests.upgrade.test_objects.T.test_e'
 REASON = 'backend unavailable (mysql): cannot connect; hint'
 
 
@@ -138,11 +140,12 @@ class TestCheckTestResults(base.TestCase):
 
     def _full(self):
         return {t: ('success', '') for t in (PG, PG_DRIVER, MY_GABBI,
-                                             LITE, UNIT)}
+                                             LITE, UNIT, UPGRADE_PG,
+                                             UPGRADE)}
 
     def _fresh(self):
         results = self._full()
-        for test_id in (PG, PG_DRIVER, MY_GABBI):
+        for test_id in (PG, PG_DRIVER, MY_GABBI, UPGRADE_PG):
             results[test_id] = ('skip', REASON)
         return results
 
@@ -162,6 +165,22 @@ class TestCheckTestResults(base.TestCase):
         results[UNIT] = ('skip', REASON)
         self.assertIn('skipped on a required backend',
                       self.checker.check_full(results)[0])
+
+    def test_full_run_requires_the_upgrade_tests(self):
+        results = self._full()
+        results[UPGRADE] = ('skip', 'N-1 baseline unavailable (abc): git '
+                            'is not installed')
+        self.assertEqual(['upgrade test skipped: %s (%s)'
+                          % (UPGRADE, results[UPGRADE][1])],
+                         self.checker.check_full(results))
+        results = self._full()
+        del results[UPGRADE_PG]
+        self.assertEqual(['no upgrade test passed on PostgreSQL'],
+                         self.checker.check_full(results))
+        results = self._full()
+        results[UPGRADE_PG] = ('fail', '')
+        self.assertEqual(['no upgrade test passed on PostgreSQL'],
+                         self.checker.check_full(results))
 
     def test_fresh_run(self):
         self.assertEqual([], self.checker.check_fresh(self._fresh(),
