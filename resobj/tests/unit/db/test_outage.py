@@ -7,6 +7,7 @@ raise when a server goes away, stalls or aborts a transaction.
 
 import os
 import socket
+import time
 
 import fixtures
 from oslo_db import exception as db_exc
@@ -211,6 +212,10 @@ class TestWatchdog(base.TestCase):
         dog.arm(conn)
         # The server's end sees the connection end.
         self.assertEqual(b'', server.recv(1))
+        # Counted just after the shutdown, in the watchdog's thread.
+        deadline = time.monotonic() + 5
+        while dog.fired == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
         self.assertEqual(1, dog.fired)
 
     def test_a_disarmed_connection_is_left_alone(self):
