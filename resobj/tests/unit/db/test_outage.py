@@ -212,7 +212,7 @@ class TestWatchdog(base.TestCase):
         dog.arm(conn)
         # The server's end sees the connection end.
         self.assertEqual(b'', server.recv(1))
-        # The watchdog counts after the shutdown the server end just saw.
+        # Counted just after the shutdown, in the watchdog's thread.
         deadline = time.monotonic() + 5
         while dog.fired == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
