@@ -69,12 +69,16 @@ class TestTrait(db_base.DBTestCase):
         self.assertEqual('CUSTOM_GOLD', exc.kwargs['name'])
         objects.Trait.get_by_name(self.context, 'CUSTOM_GOLD')
 
-    def test_get_all_unfiltered_is_sorted_by_name(self):
+    def test_get_all_lists_standard_by_name_then_custom_as_created(self):
+        # Placement's order: custom traits after the standard ones, in the
+        # order they were created.
         self._create('CUSTOM_GOLD')
+        self._create('CUSTOM_AXB')
         names = self._names()
-        self.assertEqual(sorted(names), names)
-        self.assertIn('CUSTOM_GOLD', names)
-        self.assertIn('HW_CPU_X86_AVX2', names)
+        standard = [n for n in names if not n.startswith('CUSTOM_')]
+        self.assertEqual(sorted(standard), standard)
+        self.assertIn('HW_CPU_X86_AVX2', standard)
+        self.assertEqual(standard + ['CUSTOM_GOLD', 'CUSTOM_AXB'], names)
 
     def test_get_all_filters(self):
         gold = self._create('CUSTOM_GOLD')
@@ -85,20 +89,20 @@ class TestTrait(db_base.DBTestCase):
         fx.add_trait(self.context, provider, gold.name)
         fx.add_trait(self.context, provider, 'HW_CPU_X86_AVX2')
 
-        self.assertEqual(['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'], self._names(
+        self.assertEqual(['HW_CPU_X86_AVX2', 'CUSTOM_GOLD'], self._names(
             name_in=['HW_CPU_X86_AVX2', 'CUSTOM_GOLD', 'CUSTOM_NOPE']))
         self.assertEqual([], self._names(name_in=[]))
-        self.assertEqual(['CUSTOM_AXB', 'CUSTOM_A_B', 'CUSTOM_GOLD',
-                          'CUSTOM_SILVER'], self._names(prefix='CUSTOM_'))
+        self.assertEqual(['CUSTOM_GOLD', 'CUSTOM_SILVER', 'CUSTOM_AXB',
+                          'CUSTOM_A_B'], self._names(prefix='CUSTOM_'))
         # "_" and "%" are literal, not LIKE wildcards.
         self.assertEqual(['CUSTOM_A_B'], self._names(prefix='CUSTOM_A_'))
         self.assertEqual([], self._names(prefix='CUSTOM%'))
-        self.assertEqual(['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'],
+        self.assertEqual(['HW_CPU_X86_AVX2', 'CUSTOM_GOLD'],
                          self._names(associated=True))
         unassociated = self._names(associated=False)
         self.assertIn('CUSTOM_SILVER', unassociated)
         self.assertNotIn('CUSTOM_GOLD', unassociated)
-        self.assertEqual(['CUSTOM_AXB', 'CUSTOM_A_B', 'CUSTOM_SILVER'],
+        self.assertEqual(['CUSTOM_SILVER', 'CUSTOM_AXB', 'CUSTOM_A_B'],
                          self._names(prefix='CUSTOM_', associated=False))
         self.assertEqual(['HW_CPU_X86_AVX2'], self._names(
             name_in=['HW_CPU_X86_AVX2', 'CUSTOM_SILVER'], associated=True))
