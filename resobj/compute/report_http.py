@@ -42,8 +42,10 @@ class HTTPReportClient(report.ReportClient):
 
     ``auth_session``: a keystoneauth1 Session (or Adapter) for a service
     behind keystone: it authenticates every request and, when ``url`` is
-    None, finds placement in the service catalog. Without one, requests
-    carry ``X-Auth-Token: token`` (resobj-api's noauth2).
+    None, finds placement in the service catalog; its user needs the
+    ``service`` role, which placement's default policy asks of a reshape.
+    Without one, requests carry ``X-Auth-Token: token`` and the roles a
+    compute service holds, admin and service (resobj-api's noauth2).
     """
 
     def __init__(self, url=None, token='admin', timeout=30.0, retries=5,
@@ -63,6 +65,7 @@ class HTTPReportClient(report.ReportClient):
         }
         if auth_session is None:
             self._headers['X-Auth-Token'] = token
+            self._headers['X-Roles'] = 'admin,service'
         self._outage_logged = False
         self._lock = threading.Lock()
 

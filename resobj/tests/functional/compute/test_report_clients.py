@@ -376,8 +376,12 @@ class TestHTTPReportClientKeystoneSession(ReportClientContract,
     def make_client(self):
         server = self.useFixture(APIServerFixture())
         auth = token_endpoint.Token(server.url, 'admin')
+        # The roles keystone would put in a compute service user's token
+        # (noauth2 reads them from the header).
+        session = ksa_session.Session(
+            auth=auth, additional_headers={'X-Roles': 'admin,service'})
         return report_http.HTTPReportClient(
-            auth_session=ksa_session.Session(auth=auth), retries=3,
+            auth_session=session, retries=3,
             backoff=0.01)
 
 
