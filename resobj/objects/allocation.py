@@ -4,6 +4,7 @@ once.
 """
 
 from resobj.db.api import allocation as alloc_db
+from resobj.db.api import reshaper as reshaper_db
 from resobj import exception
 from resobj.objects import base
 from resobj.objects import fields
@@ -83,14 +84,16 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
     # Version 1.0: initial version, Allocation 1.0
     # Version 1.1: Allocation 1.1
     # Version 1.2: Allocation 1.2
-    VERSION = '1.2'
+    # Version 1.3: adds reshape()
+    VERSION = '1.3'
 
     fields = {
         'objects': fields.ListOfObjectsField('Allocation'),
     }
 
     obj_relationships = {
-        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2')],
+        'objects': [('1.0', '1.0'), ('1.1', '1.1'), ('1.2', '1.2'),
+                    ('1.3', '1.2')],
     }
 
     @base.remotable
@@ -111,6 +114,24 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
             _requests(self.objects, consumer_generations, emptied or {}),
             max_retries=_conflict_retries)
         return generations
+
+    @base.remotable
+    def reshape(self, inventories, consumer_generations=None, emptied=None):
+        """Make ``inventories`` and this list true at once.
+
+        ``inventories``: [[ResourceProvider, InventoryList], ...], each
+        provider holding the generation the caller saw (pairs, not a dict:
+        they cross RPC to the conductor of a service without database
+        access). ``consumer_generations`` and ``emptied`` are as for
+        replace_all. The providers are not refreshed: re-read them for
+        their new generations.
+        """
+        inventory_values = {
+            rp.uuid: (rp.generation, [rp._own(inv) for inv in inventory])
+            for rp, inventory in inventories}
+        reshaper_db.reshape(
+            self._context, inventory_values,
+            _requests(self.objects, consumer_generations, emptied or {}))
 
     @classmethod
     @base.remotable

@@ -1,8 +1,9 @@
 """Reshaping: new inventories and allocations for several providers in
-one transaction (see resobj.db.api.reshaper for why)."""
+one transaction (see resobj.db.api.reshaper for why).
 
-from resobj.db.api import reshaper as reshaper_db
-from resobj.objects import allocation as alloc_obj
+The work is AllocationList.reshape, a remotable method, so that a compute
+service without database access reshapes through its conductor.
+"""
 
 
 def reshape(context, inventories, allocations, consumer_generations=None,
@@ -15,10 +16,7 @@ def reshape(context, inventories, allocations, consumer_generations=None,
     ``AllocationList.replace_all``. On success the providers are not
     refreshed: re-read them for their new generations.
     """
-    inventory_values = {
-        rp.uuid: (rp.generation, [rp._own(inv) for inv in inventory_list])
-        for rp, inventory_list in inventories.items()}
-    reshaper_db.reshape(
-        context, inventory_values,
-        alloc_obj._requests(allocations.objects, consumer_generations,
-                            emptied or {}))
+    allocations.reshape([[rp, inventory_list]
+                         for rp, inventory_list in inventories.items()],
+                        consumer_generations=consumer_generations,
+                        emptied=emptied)

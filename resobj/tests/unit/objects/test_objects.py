@@ -23,7 +23,7 @@ from resobj.tests import base
 # BEGIN object_data (generated: see the module docstring)
 object_data = {
     'Allocation': '1.2-590b401e62722e821e446649dfca0bd8',
-    'AllocationList': '1.2-8f64d6f7b75ea78e3e667fbcae2ed3a2',
+    'AllocationList': '1.3-df38e1f7bd11993e203e0fd03e487877',
     'ComputeNode': '1.6-887ea9f81ed19e4644cd8782bbe15980',
     'ComputeNodeList': '1.6-c2e5abfdf582bfe2dbe6547eccf17168',
     'Consumer': '1.1-c0d1bf019a4c84d44c6520db7cac77f9',
