@@ -15,6 +15,7 @@ import oslo_messaging as messaging
 from resobj import exception
 from resobj import objects
 from resobj.objects import base
+from resobj.objects import primitive as primitive_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -23,6 +24,24 @@ LOG = logging.getLogger(__name__)
 # logs them at debug level instead of as an error with a traceback, and
 # the caller still gets them as themselves.
 _EXPECTED = messaging.expected_exceptions(exception.ResobjException)
+
+
+def _fields_at_caller_version(obj, manifest):
+    """The fields of ``obj`` the caller's version of it has.
+
+    The caller sent ``obj`` at its version; fields a newer version added
+    (which the method may have set, reading them from the database) are
+    not the caller's to receive. The backport decides, as for any object
+    sent to the caller: what it drops, the caller does not know.
+    """
+    newest = type(obj).VERSION
+    if obj.VERSION == newest:
+        return set(obj.fields)
+    current = obj.obj_clone()
+    current.VERSION = newest
+    primitive = current.obj_to_primitive(target_version=obj.VERSION,
+                                         version_manifest=manifest)
+    return set(primitive[primitive_mod.keys(base.ResobjObject).data])
 
 
 def _manifest_of(obj, manifest=None):
@@ -110,9 +129,10 @@ class ConductorManager:
         before = objinst.obj_clone()
         method = self._method(objinst, objinst.obj_name(), objmethod)
         result = method(*args, **kwargs)
+        known = _fields_at_caller_version(objinst, manifest)
         updates = {}
         for name, field in objinst.fields.items():
-            if not objinst.obj_attr_is_set(name):
+            if name not in known or not objinst.obj_attr_is_set(name):
                 continue
             value = getattr(objinst, name)
             if before.obj_attr_is_set(name) and \
@@ -124,7 +144,8 @@ class ConductorManager:
                 updates[name] = _for_caller(value, manifest)
             else:
                 updates[name] = field.to_primitive(objinst, name, value)
-        updates['obj_what_changed'] = sorted(objinst.obj_what_changed())
+        updates['obj_what_changed'] = sorted(
+            objinst.obj_what_changed() & known)
         return updates, _for_caller(result, manifest)
 
     @_EXPECTED

@@ -165,6 +165,34 @@ class TestConductorManager(db_base.DBTestCase):
             self._numa_instance(pinned=True), manifest)
         self.assertIn('pinned to host CPUs of NUMA cells [1]', str(exc))
 
+    def test_action_answers_a_previous_release_peer_in_its_fields(self):
+        # An Instance 1.4 caller saves; the save reads the row back,
+        # numa_topology and pci_requests (1.5) included, which the caller
+        # cannot load: they are not among the changes it gets.
+        instance = self._numa_instance(pinned=False)
+        manifest = objects.base.obj_tree_get_versions('Instance')
+        manifest['Instance'] = '1.4'
+        caller_copy = objects.Instance.obj_from_primitive(
+            instance.obj_to_primitive(target_version='1.4',
+                                      version_manifest=manifest))
+        self.assertEqual('1.4', caller_copy.VERSION)
+        caller_copy._context = self.context
+        caller_copy.task_state = 'resize_prep'
+        updates, _ = self.call(self.manager.object_action,
+                               self.wire(caller_copy), 'save', (), {})
+        sent = jsonutils.loads(jsonutils.dumps(
+            self.serializer.serialize_entity(self.context, updates)))
+        self.assertNotIn('numa_topology', sent)
+        self.assertNotIn('pci_requests', sent)
+        self.assertNotIn('numa_topology', sent['obj_what_changed'])
+        self.assertIsNotNone(sent['updated_at'])
+        # A caller at today's version gets them.
+        current = self.wire(instance)
+        current.task_state = None
+        updates, _ = self.call(self.manager.object_action,
+                               self.wire(current), 'save', (), {})
+        self.assertIn('numa_topology', updates)
+
     def test_numa_node_to_a_previous_release_peer(self):
         node = self.node()
         node.numa_topology = objects.NUMATopology(cells=[
