@@ -2,10 +2,13 @@
 
 Every service is a real process on PostgreSQL and RabbitMQ; the N-1
 compute runs the baseline commit's code (resobj.tests.upgrade.n_minus_1).
-Both compute hosts start at N-1 with an instance each; then ``cmp-new``
-is upgraded (restarted as N) while ``cmp-old`` keeps running N-1, and
-:meth:`TestMixedVersionServices.check_upgraded_node` checks the upgraded
-node before anything else moves. Then, with the test process as the
+Both compute hosts start at N-1 with an instance each, flat (the N-1
+release has no NUMA cells); then ``cmp-new`` is upgraded (restarted as N)
+with two NUMA cells while ``cmp-old`` keeps running N-1, so its first
+audit at N reshapes its inventory and its running instance's allocation
+onto cell providers, and
+:meth:`TestMixedVersionServices.check_upgraded_node` checks that before
+anything else moves. Then, with the test process as the
 scheduler: claims on both hosts, a resize from N-1 to N and one back,
 one of them reverted, and the periodic audits of both. After each step
 every instance's allocations are its flavor exactly, and nothing else is
@@ -14,8 +17,11 @@ conductor's backports for the N-1 side are counted: none while both
 releases agree on every object version, some as soon as they differ.
 """
 
+import time
+
 import testscenarios
 
+from resobj.compute import numa
 from resobj import objects
 from resobj.tests import backends
 from resobj.tests import base
@@ -26,6 +32,8 @@ from resobj.tests.upgrade import services
 load_tests = testscenarios.load_tests_apply_scenarios
 
 OLD, NEW = 'cmp-old', 'cmp-new'
+# The upgraded node's NUMA cells.
+CELLS = 2
 
 
 class TestMixedVersionServices(base.TestCase):
@@ -60,25 +68,59 @@ class TestMixedVersionServices(base.TestCase):
             'SELECT uuid FROM compute_nodes WHERE host = :host '
             'AND deleted = 0', host=host)
 
-    def check_upgraded_node(self, host, instances):
-        """``host`` was just restarted as N, the other host still N-1.
-
-        Its first audits at N keep the instances it ran at N-1 and its
-        inventory. Where an upgraded node changes how it reports itself
-        (a reshape of its provider tree, a new inventory class), the
-        assertions on what the N code made of the N-1 node go here.
-        """
-        provider = self.provider(host)
-        inventory = {row['rc']: row['total'] for row in self.cloud.db.rows(
+    def inventory(self, provider):
+        return {row['rc']: row['total'] for row in self.cloud.db.rows(
             'SELECT rc.name AS rc, i.total FROM inventories i '
             'JOIN resource_classes rc ON rc.id = i.resource_class_id '
             'JOIN resource_providers rp ON rp.id = i.resource_provider_id '
             'WHERE rp.uuid = :uuid', uuid=provider)}
-        self.assertEqual({'VCPU': services.NODE['vcpus'],
-                          'MEMORY_MB': services.NODE['memory_mb'],
-                          'DISK_GB': services.NODE['local_gb']},
-                         {rc: inventory.get(rc) for rc in
-                          ('VCPU', 'MEMORY_MB', 'DISK_GB')})
+
+    def cells(self, host):
+        """{cell provider name: uuid} under ``host``'s node provider."""
+        return {row['name']: row['uuid'] for row in self.cloud.db.rows(
+            'SELECT c.name AS name, c.uuid AS uuid '
+            'FROM resource_providers c '
+            'JOIN resource_providers p ON p.id = c.parent_provider_id '
+            'WHERE p.uuid = :uuid', uuid=self.provider(host))}
+
+    def check_upgraded_node(self, host, instances):
+        """``host`` was just restarted as N with NUMA cells, the other N-1.
+
+        Its first audit at N reshaped it: VCPU and MEMORY_MB moved from the
+        node's provider to one provider per cell, DISK_GB stayed, and the
+        instances it ran at N-1 hold their flavors on the cells and the
+        root (cloud.assert_accounting checks the amounts).
+        """
+        provider = self.provider(host)
+        # The service reports itself alive as an audit starts; the reshape
+        # is that audit's next step.
+        deadline = time.monotonic() + 30
+        while ('VCPU' in self.inventory(provider)
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+        self.assertEqual({'DISK_GB': services.NODE['local_gb']},
+                         self.inventory(provider), self.cloud.computes[host].log()[-6000:])
+        cells = self.cells(host)
+        self.assertEqual(
+            sorted(numa.cell_provider_name(host, n) for n in range(CELLS)),
+            sorted(cells))
+        for uuid in cells.values():
+            self.assertEqual(
+                {'VCPU': services.NODE['vcpus'] // CELLS,
+                 'MEMORY_MB': services.NODE['memory_mb'] // CELLS},
+                self.inventory(uuid))
+        held = self.cloud.db.rows(
+            'SELECT DISTINCT rp.uuid AS uuid, rc.name AS rc '
+            'FROM allocations a '
+            'JOIN consumers c ON c.id = a.consumer_id '
+            'JOIN resource_providers rp ON rp.id = a.resource_provider_id '
+            'JOIN resource_classes rc ON rc.id = a.resource_class_id '
+            'WHERE c.uuid = :consumer',
+            consumer=instances[0].uuid)
+        on = {row['rc']: row['uuid'] for row in held}
+        self.assertIn(on['VCPU'], cells.values())
+        self.assertIn(on['MEMORY_MB'], cells.values())
+        self.assertEqual(provider, on['DISK_GB'])
         for instance in instances:
             self.assertEqual(host, objects.Instance.get_by_uuid(
                 self.scheduler.context, instance.uuid).host)
@@ -86,6 +128,10 @@ class TestMixedVersionServices(base.TestCase):
                          self.cloud.db.scalar(
                              'SELECT version FROM services WHERE host = :h '
                              'AND deleted = 0', h=host))
+        # The N-1 node beside it is still flat.
+        self.assertEqual({}, self.cells(OLD))
+        self.assertEqual(services.NODE['vcpus'],
+                         self.inventory(self.provider(OLD))['VCPU'])
 
     def test_claims_resizes_and_audits_across_versions(self):
         self.cloud.start_computes([OLD, NEW], old=True)
@@ -102,7 +148,8 @@ class TestMixedVersionServices(base.TestCase):
 
         # cmp-new is upgraded; cmp-old runs on at N-1.
         since = self.cloud.last_seen()
-        self.cloud.start_compute(NEW)
+        self.cloud.start_compute(NEW, extra_files=[self.cloud.db.write(
+            'numa.conf', '[fake_driver]\nnuma_cells = %d\n' % CELLS)])
         self.cloud.audited_since([NEW], since)
         self.check_upgraded_node(NEW, [on_new])
         self.assert_accounting()
