@@ -98,8 +98,10 @@ class TestMixedVersionServices(base.TestCase):
         while ('VCPU' in self.inventory(provider)
                and time.monotonic() < deadline):
             time.sleep(0.2)
+        # On failure, the end of the node's log says why it did not.
         self.assertEqual({'DISK_GB': services.NODE['local_gb']},
-                         self.inventory(provider), self.cloud.computes[host].log()[-6000:])
+                         self.inventory(provider),
+                         self.cloud.computes[host].log()[-6000:])
         cells = self.cells(host)
         self.assertEqual(
             sorted(numa.cell_provider_name(host, n) for n in range(CELLS)),
