@@ -221,6 +221,24 @@ class Cloud(fixtures.Fixture):
         """How many objects the conductors backported for their callers."""
         return sum(len(BACKPORTED.findall(p.log())) for p in self.conductors)
 
+    def assert_backports_and_no_failures(self, test):
+        """Backports counted for the N-1 side; no compute logged a failure.
+
+        None while both releases agree on every object version, some as
+        soon as they differ.
+        """
+        old_manifest = n_minus_1.manifest()
+        differ = any(
+            old_manifest.get(name) != classes[0].VERSION
+            for name, classes in objects.base.ResobjObjectRegistry
+            .obj_classes().items() if name in old_manifest)
+        if differ:
+            test.assertGreater(self.backports(), 0)
+        else:
+            test.assertEqual(0, self.backports())
+        for process in self.all_computes:
+            test.assertNotIn('Traceback', process.log())
+
     def audited_since(self, hosts, since, timeout=30):
         """Wait until every host in ``hosts`` reported after ``since``."""
         deadline = time.monotonic() + timeout
