@@ -14,7 +14,10 @@ thread that other clients wait for. What it adds to waitress:
   501 on an unknown transfer coding) in the API's JSON error format, with
   a stable code and a request id (:data:`_ERRORS`);
 * a client that disconnects halfway through a request: one info line,
-  not a traceback.
+  not a traceback;
+* a lane of its own for ``GET /`` (the version document, which needs no
+  database): a load balancer's health check is answered while every
+  thread of the pool waits on a stalled database.
 
 waitress documents ``serve`` and ``create_server``, not the classes this
 module extends (its channel, error task and server, and the event loop
@@ -150,10 +153,25 @@ class _Channel(waitress_channel.HTTPChannel):
         super().handle_close()
 
 
+def _root_only(channel):
+    """Whether every request ``channel`` has queued is GET or HEAD /."""
+    return bool(channel.requests) and all(
+        request.error is None and request.command in ('GET', 'HEAD')
+        and request.path == '/' for request in channel.requests)
+
+
 class _Listener(waitress_server.TcpWSGIServer):
     """One listening socket; it also enforces the client timeout."""
 
     channel_class = _Channel
+
+    def add_task(self, channel):
+        # The root lane's single thread serves only the version document,
+        # which reads nothing: it is never held by a stalled database.
+        if _root_only(channel):
+            self.root_dispatcher.add_task(channel)
+        else:
+            super().add_task(channel)
 
     def maintenance(self, now):
         super().maintenance(now)
@@ -196,6 +214,8 @@ class Server:
             ident='resobj-api')
         self._dispatcher = waitress_task.ThreadedTaskDispatcher()
         self._dispatcher.set_thread_count(self._adj.threads)
+        self._root_dispatcher = waitress_task.ThreadedTaskDispatcher()
+        self._root_dispatcher.set_thread_count(1)
         self._listeners = []
         for sock in sockets:
             listener = _Listener(
@@ -204,6 +224,7 @@ class Server:
                 sockinfo=(sock.family, sock.type, sock.proto,
                           sock.getsockname()))
             listener.limits = self.limits
+            listener.root_dispatcher = self._root_dispatcher
             self._listeners.append(listener)
 
     def serve(self, running, tick):
@@ -232,8 +253,9 @@ class Server:
             wasyncore.loop(timeout=0.1, map=self._map, use_poll=True,
                            count=1)
         wasyncore.close_all(self._map, ignore_all=True)
-        self._dispatcher.shutdown(timeout=max(
-            0.0, deadline - time.monotonic()))
+        for dispatcher in (self._dispatcher, self._root_dispatcher):
+            dispatcher.shutdown(timeout=max(
+                0.0, deadline - time.monotonic()))
 
     def _busy(self):
         return any(channel.requests or channel.total_outbufs_len

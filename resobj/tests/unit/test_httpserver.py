@@ -24,7 +24,13 @@ LIMITS = {'threads': 2, 'keepalive': 30, 'client_timeout': 1,
           'max_request_header_size': 2048}
 
 
+# Requests to /stall wait for it: as a request on a stalled database.
+_STALL = threading.Event()
+
+
 def _hello(environ, start_response):
+    if environ['PATH_INFO'] == '/stall':
+        _STALL.wait(10)
     body = environ['wsgi.input'].read()
     start_response('200 OK', [('Content-Type', 'text/plain'),
                               ('Content-Length', str(len(body) + 6))])
@@ -44,11 +50,16 @@ class TestWaitressHooks(base.TestCase):
                 waitress_channel.HTTPChannel, name)))
         self.assertTrue(callable(
             waitress_server.BaseWSGIServer.maintenance))
+        self.assertTrue(callable(waitress_server.BaseWSGIServer.add_task))
         parsed = waitress_parser.HTTPRequestParser(
             httpserver.adjustments.Adjustments())
         for name in ('error', 'completed', 'headers_finished',
                      'body_bytes_received', 'content_length', 'version'):
             self.assertTrue(hasattr(parsed, name), name)
+        # What the root lane reads of a whole request.
+        parsed.received(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        self.assertEqual((True, 'GET', '/'),
+                         (parsed.completed, parsed.command, parsed.path))
         error = utilities.RequestEntityTooLarge('why')
         self.assertEqual((413, 'why'), (error.code, error.body))
 
@@ -123,6 +134,28 @@ class TestServer(base.TestCase):
         # One second of timeout, at most one more for the maintenance
         # pass that notices it.
         self.assertLess(time.monotonic() - start, 3.5)
+
+    def test_root_is_answered_while_every_thread_waits(self):
+        _STALL.clear()
+        self.addCleanup(_STALL.set)
+        stalled = []
+        for _ in range(LIMITS['threads'] + 1):
+            sock = rawhttp.connect(self.port)
+            self.addCleanup(sock.close)
+            sock.sendall(b'GET /stall HTTP/1.1\r\nHost: x\r\n\r\n')
+            stalled.append(sock)
+        time.sleep(0.3)
+        for _ in range(3):
+            start = time.monotonic()
+            answer = rawhttp.exchange(self.port, (
+                b'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'))
+            self.assertEqual(200, answer.status)
+            self.assertLess(time.monotonic() - start, 2)
+        # Any other path waits for a thread of the pool.
+        with rawhttp.connect(self.port) as sock:
+            sock.settimeout(0.5)
+            sock.sendall(b'GET /other HTTP/1.1\r\nHost: x\r\n\r\n')
+            self.assertRaises(socket.timeout, sock.recv, 1)
 
     def test_ticks_while_idle(self):
         time.sleep(2.5)
