@@ -244,9 +244,8 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
     for key, amount in sorted(needed.items()):
         rp_uuid = providers[key[0]][0]
         if key not in inventories:
-            raise exception.InvalidInventory(
-                resource_provider=rp_uuid,
-                resource_class=_class_name(conn, key[1]))
+            raise _no_inventory(conn, providers,
+                                set(needed) - set(inventories))
         (total, reserved, min_unit, max_unit, step_size, ratio,
          used, own) = inventories[key]
         for single in amounts[key]:
@@ -269,6 +268,22 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
                 resource_class=_class_name(conn, key[1]),
                 requested=amount, used=used, capacity=capacity)
     return providers, held_any
+
+
+def _no_inventory(conn, providers, without):
+    """InvalidInventory naming every class and provider in ``without``.
+
+    ``without``: the (rp_id, rc_id) pairs asked for that have no
+    inventory. All of them are named at once so that a client fixes its
+    request in one go; providers in the order they were created, classes
+    by name.
+    """
+    names = sorted({_class_name(conn, rc_id) for _, rc_id in without})
+    rp_uuids = [providers[rp_id][0]
+                for rp_id in sorted({rp_id for rp_id, _ in without})]
+    return exception.InvalidInventory(
+        resource_provider=', '.join(rp_uuids),
+        resource_class=', '.join(names))
 
 
 def _class_name(conn, rc_id):
