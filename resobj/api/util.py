@@ -115,13 +115,16 @@ def _no_constant(name):
     raise ValueError('%s is not a JSON value' % name)
 
 
-def query(req, schema, repeatable=(), only_known=False, first_of=()):
+def query(req, schema, repeatable=(), only_known=False, first_of=(),
+          last_of=()):
     """The query string as a dict, validated against ``schema``.
 
     A parameter given twice is a 400 unless it is in ``repeatable``,
-    whose values are always lists, or in ``first_of``, whose first value
-    counts (each is validated). With ``only_known``, parameters the
-    schema does not name are left out (for a caller that parses them).
+    whose values are always lists, in ``first_of``, whose first value
+    counts (each is validated), or in ``last_of``, whose last value
+    counts (only that one is validated, as placement does). With
+    ``only_known``, parameters the schema does not name are left out (for
+    a caller that parses them).
     The application has checked the query string's text already (see
     :mod:`resobj.api.wellformed`).
     """
@@ -138,6 +141,8 @@ def query(req, schema, repeatable=(), only_known=False, first_of=()):
                 validate(dict(params, **{key: value}), schema,
                          'Invalid query string parameters:')
             params[key] = values[0]
+        elif key in last_of:
+            params[key] = values[-1]
         elif len(values) > 1:
             raise errors.bad_request(
                 'Query parameter %s given %d times; it may appear once'

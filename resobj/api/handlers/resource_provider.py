@@ -80,11 +80,16 @@ def check_generation(rp, seen, detail='resource provider generation '
     return rp
 
 
+# As placement: a parameter of these given twice is its last value.
+_LAST_VALUE_ONLY = ('name', 'uuid', 'in_tree', 'resources')
+
+
 def list_resource_providers(req):
     util.authorize(req, policies.LIST)
     version = util.version(req)
     params = util.query(req, common.for_version(schema.list_query, version),
-                        repeatable=('member_of', 'required'))
+                        repeatable=('member_of', 'required'),
+                        last_of=_LAST_VALUE_ONLY)
     filters = {}
     for key in ('name',):
         if key in params:

@@ -18,7 +18,10 @@ _6 = (1, 6)
 def list_traits(req):
     util.authorize(req, policies.LIST)
     _check_list_query(req)
-    params = util.query(req, schema.LIST_QUERY)
+    # As placement (and _check_list_query): a repeated parameter is its
+    # last value.
+    params = util.query(req, schema.LIST_QUERY,
+                        last_of=('name', 'associated'))
     name_in = prefix = associated = None
     name = params.get('name')
     if name is not None and name.startswith('in:'):

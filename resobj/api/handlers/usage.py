@@ -29,7 +29,9 @@ def list_usages(req):
 @microversion.available((1, 9))
 def get_total_usages(req):
     version = util.version(req)
-    params = util.query(req, common.for_version(schema.query, version))
+    # As placement: a repeated parameter is its last value.
+    params = util.query(req, common.for_version(schema.query, version),
+                        last_of=('project_id', 'user_id', 'consumer_type'))
     util.authorize(req, policies.USAGES,
                    {'project_id': params['project_id']})
     typed = version >= (1, 38)

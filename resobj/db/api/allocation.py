@@ -241,12 +241,14 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
     missing = sorted(set(rp_ids) - set(providers))
     if missing:
         raise exception.ResourceProviderNotFound(key='id=%s' % missing[0])
+    if {rp_id for rp_id, _ in needed} - {rp_id for rp_id, _ in inventories}:
+        # As placement: a provider with none of the request's classes is
+        # reported before any amount is checked.
+        raise _no_inventory(conn, providers, inventories, needed, None)
     for key, amount in sorted(needed.items()):
         rp_uuid = providers[key[0]][0]
         if key not in inventories:
-            raise exception.InvalidInventory(
-                resource_provider=rp_uuid,
-                resource_class=_class_name(conn, key[1]))
+            raise _no_inventory(conn, providers, inventories, needed, key)
         (total, reserved, min_unit, max_unit, step_size, ratio,
          used, own) = inventories[key]
         for single in amounts[key]:
@@ -269,6 +271,30 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
                 resource_class=_class_name(conn, key[1]),
                 requested=amount, used=used, capacity=capacity)
     return providers, held_any
+
+
+def _no_inventory(conn, providers, inventories, needed, key):
+    """InvalidInventory in placement's words.
+
+    ``needed``: the (rp_id, rc_id) pairs asked for; ``inventories``: the
+    pairs of their providers and classes with inventory; ``key``: the
+    pair found missing first, None if none was looked at yet. As
+    placement answers: the providers with inventory of none of the
+    request's classes are named with every class of the request (each
+    named provider has none of the named classes); when every provider
+    has some of them, the first (provider, class) without inventory is.
+    Classes by name, providers in the order they were created.
+    """
+    stocked = {rp_id for rp_id, _ in inventories}
+    empty = sorted({rp_id for rp_id, _ in needed} - stocked)
+    if empty:
+        rc_ids = {rc_id for _, rc_id in needed}
+    else:
+        empty, rc_ids = [key[0]], {key[1]}
+    names = sorted(str(_class_name(conn, rc_id)) for rc_id in rc_ids)
+    return exception.InvalidInventory(
+        resource_provider=', '.join(providers[rp_id][0] for rp_id in empty),
+        resource_class=', '.join(names))
 
 
 def _class_name(conn, rc_id):

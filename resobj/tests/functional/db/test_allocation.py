@@ -81,6 +81,27 @@ class TestReplaceAllocations(db_base.DBTestCase):
                                 [self.c1], (self.rp, self.c1, DISK_GB, 1))
         self.assertIn('DISK_GB', str(exc))
 
+    def test_missing_inventory_names_providers_without_any_class(self):
+        # As placement: a provider with none of the request's classes is
+        # named with all of them, whoever asked it for which.
+        other = fx.provider_with(self.context, {DISK_GB: 10})
+        bare = fx.provider(self.context)
+        exc = self.assertRaises(
+            exception.InvalidInventory, self._replace, [self.c1],
+            (other, self.c1, DISK_GB, 1), (bare, self.c1, MEMORY_MB, 256))
+        self.assertEqual('DISK_GB, MEMORY_MB', exc.kwargs['resource_class'])
+        self.assertEqual(1, len(exc.kwargs['resource_provider'].split(', ')))
+
+    def test_missing_inventory_names_first_pair_when_all_have_some(self):
+        other = fx.provider_with(self.context, {DISK_GB: 10})
+        exc = self.assertRaises(
+            exception.InvalidInventory, self._replace, [self.c1],
+            (other, self.c1, MEMORY_MB, 256), (self.rp, self.c1, VCPU, 1),
+            (self.rp, self.c1, DISK_GB, 1))
+        self.assertEqual('DISK_GB', exc.kwargs['resource_class'])
+        self.assertEqual(1, len(exc.kwargs['resource_provider'].split(', ')))
+        self.assertEqual(0, self.usage()['VCPU'])
+
     def test_over_capacity_provider_can_shrink_but_not_grow(self):
         self._replace([self.c1], (self.rp, self.c1, VCPU, 8))
         self._replace([self.c2], (self.rp, self.c2, VCPU, 8))
