@@ -22,8 +22,8 @@ from gunicorn.workers import base
 from resobj.api import httpserver
 
 
-# How long a thread may hold the GIL while another waits for it (Python's
-# default is 5 ms). Each request passes from the event loop's thread,
+# How long a thread may hold the GIL while another waits for it (shorter
+# than Python's default). Each request passes from the event loop's thread,
 # which reads it, to an application thread: while the application's
 # threads compute, the loop waits that long for the GIL before it can
 # read the next request, and requests queue behind it. A shorter

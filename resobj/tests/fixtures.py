@@ -7,8 +7,12 @@ import fixtures
 from oslo_config import cfg
 import sqlalchemy as sa
 
+from resobj.conductor import api as conductor_api
 from resobj import conf as resobj_conf
+from resobj import context
 from resobj.db import facade
+from resobj import objects
+from resobj import rpc
 
 
 class WarningsFixture(fixtures.Fixture):
@@ -61,6 +65,47 @@ class ConfFixture(fixtures.Fixture):
     def config(self, group=None, **kw):
         for name, value in kw.items():
             self.conf.set_override(name, value, group=group)
+
+
+def register_rpc_opts(conf):
+    """resobj's options and the RPC layer's (transport, timeouts)."""
+    resobj_conf.register_opts(conf)
+    rpc.register_opts(conf)
+
+
+class ConductorClient(fixtures.Fixture):
+    """This process as a node without database access.
+
+    Objects reach the database through the conductors on ``topic`` over
+    ``transport_url`` (``[conductor] use_local = false``), as on a compute
+    host. ``conf`` (its ConfFixture as ``conf_fixture``), ``transport``
+    and an admin ``context`` are the caller's to use. The test decides
+    first whether RabbitMQ can be used (resobj.tests.backends), never
+    this fixture.
+    """
+
+    def __init__(self, transport_url, topic, timeout, call_retries=None):
+        super().__init__()
+        self._transport_url = transport_url
+        self._topic = topic
+        self._timeout = timeout
+        self._call_retries = call_retries
+
+    def _setUp(self):
+        self.conf_fixture = self.useFixture(ConfFixture(register_rpc_opts))
+        self.conf_fixture.config(transport_url=self._transport_url,
+                                 rpc_response_timeout=self._timeout)
+        conductor = {'use_local': False, 'topic': self._topic}
+        if self._call_retries is not None:
+            conductor['call_retries'] = self._call_retries
+        self.conf_fixture.config(group='conductor', **conductor)
+        self.conf = self.conf_fixture.conf
+        self.transport = rpc.get_transport(self.conf)
+        self.addCleanup(self.transport.cleanup)
+        self.addCleanup(conductor_api.use_conductor(self.conf,
+                                                    self.transport))
+        objects.register_all()
+        self.context = context.get_admin_context()
 
 
 class StatementCounter(fixtures.Fixture):

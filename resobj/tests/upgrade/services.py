@@ -24,12 +24,8 @@ from oslo_utils import uuidutils
 import requests
 
 from resobj.compute import rpcapi as compute_rpcapi
-from resobj.conductor import api as conductor_api
 from resobj.conductor import manager as conductor_manager
-from resobj import conf as resobj_conf
-from resobj import context
 from resobj import objects
-from resobj import rpc
 from resobj.tests import backends
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests import service_process
@@ -269,22 +265,16 @@ class Scheduler(fixtures.Fixture):
         self.levels = levels or {}
 
     def _setUp(self):
-        conf = self.useFixture(resobj_fixtures.ConfFixture(_register))
-        conf.config(transport_url=backends.transport_url(),
-                    rpc_response_timeout=CALL_TIMEOUT)
-        conf.config(group='conductor', use_local=False,
-                    topic=self.cloud.conductor_topic,
-                    call_retries=CALL_RETRIES)
-        conf.config(group='compute', topic=self.cloud.compute_topic)
+        client = self.useFixture(resobj_fixtures.ConductorClient(
+            backends.transport_url(), self.cloud.conductor_topic,
+            CALL_TIMEOUT, call_retries=CALL_RETRIES))
+        client.conf_fixture.config(group='compute',
+                                   topic=self.cloud.compute_topic)
         if self.levels:
-            conf.config(group='upgrade_levels', **self.levels)
-        self.conf = conf.conf
-        self.transport = rpc.get_transport(self.conf)
-        self.addCleanup(self.transport.cleanup)
-        self.addCleanup(conductor_api.use_conductor(self.conf,
-                                                    self.transport))
-        objects.register_all()
-        self.context = context.get_admin_context()
+            client.conf_fixture.config(group='upgrade_levels', **self.levels)
+        self.conf = client.conf
+        self.transport = client.transport
+        self.context = client.context
         self.computes = compute_rpcapi.ComputeAPI(self.conf, self.transport,
                                                   self.context)
 
@@ -318,8 +308,3 @@ class Scheduler(fixtures.Fixture):
             self.computes.revert_resize(self.context, dest, instance,
                                         migration)
         return objects.Instance.get_by_uuid(self.context, instance.uuid)
-
-
-def _register(conf):
-    resobj_conf.register_opts(conf)
-    rpc.register_opts(conf)

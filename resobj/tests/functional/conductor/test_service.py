@@ -26,15 +26,11 @@ import sqlalchemy as sa
 from resobj.compute import fake_driver
 from resobj.compute import report_local
 from resobj.compute import tracker as rt
-from resobj.conductor import api as conductor_api
-from resobj import conf as resobj_conf
-from resobj import context
 from resobj.db.api import service as service_db
 from resobj.db import facade
 from resobj import exception
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
-from resobj import rpc
 from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
@@ -105,11 +101,6 @@ class ConductorsFixture(fixtures.Fixture):
             return conn.execute(sa.text(sql), params).scalar()
 
 
-def _register(conf):
-    resobj_conf.register_opts(conf)
-    rpc.register_opts(conf)
-
-
 class ConductorTestCase(base.TestCase):
     """The test process is a compute node that only has the conductors."""
 
@@ -126,18 +117,11 @@ class ConductorTestCase(base.TestCase):
         backends.require('rabbitmq')
         self.conductors = self.useFixture(ConductorsFixture(
             backends.provisioning_backend('postgresql'), self.CONDUCTORS))
-        conf = self.useFixture(resobj_fixtures.ConfFixture(_register))
-        conf.config(transport_url=backends.transport_url(),
-                    rpc_response_timeout=self.TIMEOUT)
-        conf.config(group='conductor', use_local=False,
-                    topic=self.conductors.topic)
-        self.conf = conf.conf
-        self.transport = rpc.get_transport(self.conf)
-        self.addCleanup(self.transport.cleanup)
-        self.addCleanup(conductor_api.use_conductor(self.conf,
-                                                    self.transport))
-        objects.register_all()
-        self.context = context.get_admin_context()
+        client = self.useFixture(resobj_fixtures.ConductorClient(
+            backends.transport_url(), self.conductors.topic, self.TIMEOUT))
+        self.conf = client.conf
+        self.transport = client.transport
+        self.context = client.context
 
     def add_service(self, host):
         objects.Service(self.context, host=host,
