@@ -1,42 +1,16 @@
-"""The allocation candidate search: which providers can take a request.
+"""The allocation candidate search: runs ``resobj.search``'s statements.
 
 Everything runs in one reader transaction and a fixed number of
-statements, whatever the number of providers or candidates:
-
-1. one statement for the requested class and trait names to ids (with
-   the sharing trait) and the roots each sharing provider serves (a
-   handful of rows); one more for the roots of ``in_tree`` providers,
-   if any; with ``root_required`` and sharing providers, one more for
-   which of their roots and of the roots they serve pass it;
-2. (with a limit) the first candidate roots, see below; on PostgreSQL
-   without sharing providers, within the statement of 3;
-3. the providers with room for the amount of each (group, class) pair,
-   already filtered by the group's aggregates, tree and per-provider
-   traits and by their root's traits (``root_required``), with their
-   root, capacity, usage and max_unit, one row per provider and group:
-   on SQLite one pass per provider; elsewhere one pass over the
-   inventories per group for the whole cloud, in a window on
-   PostgreSQL (without sharing providers) one pass over the window's
-   inventories per group, from the roots of 2, and in other windows one
-   UNION ALL branch per pair, merged. On SQLite and PostgreSQL each row
-   also has the provider's uuid and, for a root without children, its
-   number of inventories and traits (see
-   ``candidate_sql.candidate_rows``);
-4. when a group may spread over providers and requires traits, which of
-   the candidate providers have them;
-5. once the requests are chosen, the summaries of the trees they use:
-   their providers with a count of their inventories, the inventories
-   the rows of 3 did not hold (only if some provider has more: not in a
-   flat cloud), and the traits (on PostgreSQL with the providers);
-   none of them for the childless roots the rows of 3 described whole.
-
-Between 4 and 5 the candidates are combined in Python
-(``resobj.db.candidate_search``), per tree root ("anchor") in root id
-order, stopping at ``limit``: only the requests returned are built, and
-only their trees are summarised. With a limit,
-step 2 asks for the first candidate roots (EXISTS tests the database
-stops after ``limit`` roots) and step 3 reads those trees only; a wider
-window follows only if those roots gave too few requests.
+statements, whatever the number of providers or candidates (see
+doc/source/contributor/candidates.rst): the names to ids and the
+sharing providers; with a limit, the first candidate roots; the
+providers with room for each (group, class); the trait links of spread
+groups and the parents of the trees, if asked; then the summaries of
+the trees the requests use. The statements come from
+:mod:`resobj.search.statements`, chosen by the backend's strategy
+(``resobj.db.backends.for_dialect(...).candidate_strategy()``); the
+rows go to :class:`resobj.search.combine.Search`, which combines them in
+Python per tree root, stopping at ``limit``.
 
 Group specs are plain dicts (see :func:`get_candidates`); results are
 plain dicts, lists and tuples of uuids and names.
@@ -44,29 +18,53 @@ plain dicts, lists and tuples of uuids and names.
 
 import collections
 import contextlib
+import functools
+import typing
 
 import sqlalchemy as sa
 
 from resobj.db.api import utils
-from resobj.db import candidate_search
-from resobj.db import candidate_sql as csql
+from resobj.db import backends
 from resobj.db import facade
 from resobj.db import provider_sql as sql
 from resobj import exception
+from resobj.search import combine
+from resobj.search import request as search_request
+from resobj.search import rows as search_rows
+from resobj.search import shapes
+from resobj.search.statements import anchors
+from resobj.search.statements import lookups
+from resobj.search.statements import rows as row_statements
+from resobj.search.statements import summaries as summary_statements
+
+
+@functools.lru_cache(maxsize=512)
+def _prepared(statement):
+    """``statement``, prepared on its first run on a connection.
+
+    For the statements every search of a shape runs again (see
+    ``facade.prepare_marked_statements_at_once``).
+    """
+    return statement.execution_options(**{facade.PREPARE_AT_ONCE: True})
+
+
+def _strategy(context):
+    """The candidate search strategy of the context's database backend."""
+    return backends.for_dialect(
+        context.session.get_bind().dialect.name).candidate_strategy()
 
 
 def _names_and_sharing(context, class_names, trait_names):
     """({class: id}, {trait: id}, {sharer id: {root ids it serves}}).
 
-    One statement (``candidate_sql.names_and_sharing``). The traits
-    include the sharing trait. Unknown classes raise
+    The traits include the sharing trait. Unknown classes raise
     ResourceClassNotFound, then unknown traits TraitNotFound, each
     naming the first.
     """
     found = {'rc': {}, 'trait': {}}
     served = collections.defaultdict(set)
     for kind, name, row_id, root_id in utils.execute(
-            context, csql.names_and_sharing(),
+            context, _prepared(lookups.names_and_sharing()),
             {'classes': sorted(class_names),
              'traits': sorted(set(trait_names) | {sql.SHARING_TRAIT}),
              'sharing_trait': sql.SHARING_TRAIT}):
@@ -85,94 +83,90 @@ def _tree_roots(context, uuids):
     """{provider uuid: its root id}; ResourceProviderNotFound if missing."""
     if not uuids:
         return {}
-    found = dict(utils.execute(
-        context,
-        sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
-            sql.RP.c.uuid.in_(sorted(uuids)))).all())
+    found = dict(utils.execute(context, lookups.provider_roots(),
+                               {'uuids': sorted(uuids)}).all())
     for uuid in sorted(uuids):
         if uuid not in found:
             raise exception.ResourceProviderNotFound(key=uuid)
     return found
 
 
-def _id_set(context, ids):
-    """(style, bound value) of an id set, see candidate_sql.id_style."""
-    style = csql.id_style(context.session.get_bind().dialect.name, ids)
-    return style, csql.id_value(style, ids)
+def _id_set(strategy, ids):
+    """(IdList, bound value) of the id set ``ids`` for the summaries."""
+    id_list = strategy.summary_ids.fitting(ids)
+    return id_list, id_list.value(ids)
 
 
-def _anchor_statement(request, after, count):
+def _anchor_statement(strategy, request, after, count):
     """(statement, values) of the first ``count`` roots above ``after``."""
-    served_roots = set().union(*request.served.values())
+    served_roots = request.served_roots()
     values = dict(request.params, after=after, count=count)
     if served_roots:
         values['served_roots'] = sorted(served_roots)
-    return csql.anchor_roots(request.shape, bool(served_roots),
-                             request.blind, request.root_filter), values
+    return _prepared(anchors.anchor_roots(
+        request.shape, bool(served_roots), strategy.root_walk,
+        request.root_filter)), values
 
 
-def _anchor_roots(context, request, after, count):
-    """The first ``count`` candidate root ids above ``after``."""
-    return utils.execute(
-        context, *_anchor_statement(request, after, count)).scalars().all()
+class _Window(typing.NamedTuple):
+    """The first ``count`` candidate roots above root id ``after``."""
+
+    after: int
+    count: int
 
 
-def _rows_statement(request, roots=None, window=None):
-    """(statement, values) of :func:`candidate_sql.candidate_rows`.
+def _rows_statement(strategy, request, roots=None, window=None):
+    """(statement, values) of the providers with room.
 
     ``roots``: only those trees' providers and the sharing providers.
-    ``window``: (after, count), only the trees of the first ``count``
-    candidate roots above ``after``, found by the same statement (see
-    ``_Request.anchored``).
+    ``window``: a :class:`_Window`, whose roots the statement finds
+    itself (``strategy.anchored_window``, without sharing providers).
+    Neither: the whole cloud.
     """
     values = request.params
     sharing = bool(request.served)
-    windowed = False
     if window is not None:
-        windowed = 'anchored'
-        values = dict(values, after=window[0], count=window[1])
+        statement = row_statements.anchored(request.shape, strategy,
+                                            request.root_filter)
+        values = dict(values, after=window.after, count=window.count)
     elif roots is not None:
-        # On PostgreSQL one array, not a parameter per root: past 50
-        # parameters psycopg no longer caches a statement's conversion
-        # to its own placeholders, and SQLAlchemy renders the expanded
-        # list into the SQL on every call.
-        windowed = 'array' if request.dialect == 'postgresql' else 'bound'
-        values = dict(values, roots=csql.id_value(windowed, roots))
+        statement = row_statements.of_roots(request.shape, strategy, sharing)
+        values = dict(values, roots=strategy.window_ids.value(roots))
+    else:
+        statement = row_statements.whole_cloud(
+            request.shape, strategy, sharing, request.root_filter)
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
-    # The rows describe the roots without children on PostgreSQL too
-    # (see candidate_sql.candidate_rows), as every search's do on
-    # SQLite; MySQL's trees are summarised by their own statements.
-    return csql.candidate_rows(
-        request.shape, windowed, sharing, request.blind,
-        request.root_filter, lone=request.dialect == 'postgresql'), values
+    return _prepared(statement), values
 
 
-def _candidate_rows(context, request, roots=None, window=None):
-    """The rows of :func:`candidate_sql.candidate_rows`, in batches.
+@functools.lru_cache(maxsize=512)
+def _layout(statement):
+    return search_rows.RowLayout.of_statement(statement)
 
-    ``roots`` and ``window``: see :func:`_rows_statement`.
-    """
-    statement, values = _rows_statement(request, roots, window)
-    if roots is None and window is None and request.dialect == 'postgresql':
-        # The whole cloud's search reads every inventory of the classes,
-        # where hash joins are always right. PostgreSQL cannot estimate
-        # how many inventories pass the capacity test (an expression over
-        # several columns and a usage sum), guesses a handful, and then
-        # nests loops that compare every provider with every inventory:
-        # 100+ ms instead of 5 for 1,000 providers.
-        with _without_nested_loops(context):
+
+def _candidate_rows(context, strategy, request, roots=None, window=None):
+    """(rows, their RowLayout) of :func:`_rows_statement`."""
+    statement, values = _rows_statement(strategy, request, roots, window)
+    settings = strategy.whole_cloud_settings
+    if roots is None and window is None and settings:
+        # The whole cloud's search reads every inventory of the classes:
+        # the backend's planner settings for that (see its strategy).
+        with _settings(context, *settings):
             rows = utils.execute(context, statement, values).all()
-        yield from rows
-        return
+        return rows, _layout(statement)
     result = utils.execute(context, statement, values)
+    return _batched(result), _layout(statement)
+
+
+def _batched(result):
     for batch in result.partitions(1000):
         yield from batch
 
 
 @contextlib.contextmanager
-def _without_nested_loops(context):
-    """PostgreSQL plans the statements of the block without nested loops.
+def _settings(context, apply, reset):
+    """Run the block with the SQL ``apply`` run, then ``reset``.
 
     A plain SET, reset after the block, whatever ends it: a pure read
     runs each statement on its own
@@ -181,167 +175,93 @@ def _without_nested_loops(context):
     statement aborted cannot run the reset; its rollback undoes the SET
     anyway.
     """
-    utils.execute(context, sa.text('SET enable_nestloop = off'))
+    utils.execute(context, sa.text(apply))
     try:
         yield
     except Exception:
         if not facade.transaction_failed(context):
-            utils.execute(context, sa.text('RESET enable_nestloop'))
+            utils.execute(context, sa.text(reset))
         raise
-    utils.execute(context, sa.text('RESET enable_nestloop'))
+    utils.execute(context, sa.text(reset))
 
 
-def _trait_links(context, provider_ids, trait_ids):
+def _trait_links(context, strategy, provider_ids, trait_ids):
     """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
     links = collections.defaultdict(set)
-    style, ids = _id_set(context, provider_ids)
+    id_list, ids = _id_set(strategy, provider_ids)
     for rp_id, trait_id in utils.execute(
-            context, csql.trait_links(style),
+            context, lookups.trait_links(id_list),
             {'ids': ids, 'traits': sorted(trait_ids)}):
         links[rp_id].add(trait_id)
     return links
 
 
-def _summaries(context, root_ids, known, lone):
+def _summaries(context, strategy, root_ids, known, lone):
     """Summaries of every provider in the trees of ``root_ids``.
 
     The providers and their inventory counts, then only the inventories
     that ``known`` (the candidate rows' {rp_id: {class name:
     {'capacity', 'used'}}}, whose dicts become the summaries' own) does
-    not hold, then
-    the traits. ``lone``: {root id: (uuid, inventories, trait names
-    joined by commas or None)} of roots without children, from the
-    candidate rows: such a tree whose inventories ``known`` holds all
-    of is not read again (a flat cloud's every tree, on SQLite, whose
-    summaries then take no statement at all). Returns ({uuid: summary dict},
-    {rp_id: uuid}): the second names every provider of those trees,
-    hence every provider of the requests (see :func:`_as_returned`).
+    not hold, then the traits. ``lone``: {root id: (uuid, inventories,
+    traits)} of roots without children, from the candidate rows (see
+    ``resobj.search.rows.LoneRoot``): such a tree whose inventories
+    ``known`` holds all of is not read again (a flat cloud's every tree,
+    whose summaries then take no statement at all). Returns ({uuid:
+    summary dict}, {rp_id: uuid}): the second names every provider of
+    those trees, hence every provider of the requests.
     """
     summaries, traits_of, uuids, rest = {}, {}, {}, []
     for root_id in root_ids:
         found = lone.get(root_id)
         resources = known.get(root_id)
-        if found is None or resources is None or \
-                len(resources) != found[1]:
+        if found is None or resources is None:
             rest.append(root_id)
             continue
-        uuid = uuids[root_id] = found[0]
-        summaries[uuid] = {
-            'resources': resources,
-            'traits': sorted(found[2].split(',')) if found[2] else [],
-            'parent_provider_uuid': None, 'root_provider_uuid': uuid}
+        uuid, inventories, traits = found
+        if len(resources) != inventories:
+            rest.append(root_id)
+            continue
+        uuids[root_id] = uuid
+        summaries[uuid] = shapes.summary(
+            resources, sorted(traits.split(',')) if traits else [],
+            None, uuid)
     if not rest:
         return summaries, uuids
-    style, roots = _id_set(context, rest)
+    id_list, roots = _id_set(strategy, rest)
     values = {'roots': roots}
-    rows = utils.execute(context, csql.summary_providers(style),
-                         values).all()
-    uuids.update((row[0], row[1]) for row in rows)
+    with_traits = strategy.summary_traits_inline
+    rows = utils.execute(context, _prepared(summary_statements.providers(
+        id_list, with_traits)), values).all()
+    uuids.update((row.id, row.uuid) for row in rows)
     missing = []
-    for rp_id, uuid, parent_id, root_id, count, *names in rows:
-        resources = known.get(rp_id)
+    for row in rows:
+        resources = known.get(row.id)
         if resources is None:
             resources = {}
-        if len(resources) != count:
-            missing.append(rp_id)
-        # Rows with the trait names (candidate_sql.summary_has_traits)
-        # have a sixth column.
-        traits_of[rp_id] = traits = (
-            sorted(names[0].split(',')) if names and names[0] else [])
-        summaries[uuid] = {
-            'resources': resources, 'traits': traits,
-            'parent_provider_uuid': uuids.get(parent_id),
-            'root_provider_uuid': uuids[root_id]}
+        if len(resources) != row.inventories:
+            missing.append(row.id)
+        names = row.names if with_traits else None
+        traits_of[row.id] = traits = (
+            sorted(names.split(',')) if names else [])
+        summaries[row.uuid] = shapes.summary(
+            resources, traits, uuids.get(row.parent_provider_id),
+            uuids[row.root_provider_id])
     if missing:
         read = {rp_id: {} for rp_id in missing}
-        missing_style, ids = _id_set(context, missing)
+        missing_ids, ids = _id_set(strategy, missing)
         for rp_id, name, capacity, used in utils.execute(
-                context, csql.summary_inventories(missing_style),
-                {'ids': ids}).all():
+                context, _prepared(summary_statements.inventories(
+                    missing_ids)), {'ids': ids}).all():
             read[rp_id][name] = {'capacity': int(capacity),
                                  'used': int(used)}
         for rp_id, resources in read.items():
             summaries[uuids[rp_id]]['resources'] = resources
-    if not csql.summary_has_traits(style):
+    if not with_traits:
         for rp_id, name in utils.execute(
-                context, csql.summary_traits(style), values).all():
+                context, _prepared(summary_statements.traits(id_list)),
+                values).all():
             traits_of[rp_id].append(name)
     return summaries, uuids
-
-
-def _as_returned(found, uuid, names, whole):
-    """The requests ``found`` with uuids and class names.
-
-    ``found``: :meth:`candidate_search.Search.requests` results;
-    ``uuid``: {rp_id: uuid}; ``whole``: {class name: amount} of the only
-    group, in name order. Returns [({rp_uuid: {class: amount}}, {suffix:
-    [rp_uuid]})], providers in uuid order, each one's classes by name.
-
-    The candidate rows carry provider ids only (a uuid per row and class
-    was a third of the values SQLite converted); the summaries read
-    every uuid once. The requests one provider takes whole share the one
-    dict ``whole`` (a thousand copies were a quarter of this function's
-    time): read-only, as every part of the answer.
-    """
-    returned = []
-    for first, second in found:
-        if type(second) is int:
-            # (suffix, rp): one provider takes the only group whole, its
-            # resources those of the group, in name order already.
-            rp_uuid = uuid[second]
-            returned.append(({rp_uuid: whole}, {first: [rp_uuid]}))
-            continue
-        items, mappings = first, second
-        # Every provider of the items is in one group's providers.
-        by_suffix = {suffix: [uuid[rp] for rp in providers]
-                     for suffix, providers in mappings}
-        allocations = {}
-        for rp_uuid, name, amount in sorted(
-                (uuid[rp], names[rc_id], amount)
-                for rp, rc_id, amount in items):
-            resources = allocations.get(rp_uuid)
-            if resources is None:
-                allocations[rp_uuid] = {name: amount}
-            else:
-                resources[name] = amount
-        returned.append((allocations, by_suffix))
-    return returned
-
-
-class _Request:
-    """One request's groups, values and shared facts."""
-
-    __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
-                 'params', 'dialect', 'blind', 'root_filter', 'anchored',
-                 'bare', 'subtrees')
-
-    def __init__(self, context, groups, trait_ids, tree_roots, names,
-                 served, root_required=(), root_forbidden=(), bare=(),
-                 subtrees=()):
-        # ``groups``: those with resources; ``bare``: see _resourceless;
-        # ``subtrees``: each same_subtree set as indexes into groups
-        # then bare (the order of candidate_search.Search's groups).
-        self.bare = bare
-        self.subtrees = subtrees
-        self.dialect = context.session.get_bind().dialect.name
-        # SQLite's planner has no statistics: see candidate_sql._with_room.
-        self.blind = self.dialect == 'sqlite'
-        self.groups = groups
-        self.trait_ids = trait_ids
-        self.names = names
-        self.served = served
-        self.shape = csql.shape(groups)
-        required = {trait_ids[name] for name in root_required}
-        forbidden = {trait_ids[name] for name in root_forbidden}
-        self.root_filter = csql.root_shape(required, forbidden)
-        self.params = dict(csql.params(groups, trait_ids, tree_roots),
-                           **csql.root_params(required, forbidden))
-        # A window's roots and its rows in one statement: without
-        # sharing providers every root found has a row, so the rows name
-        # them all (see candidate_sql.candidate_rows). A second
-        # statement cost a round trip and its execution, 0.2 of 2.2 ms
-        # on PostgreSQL for 50 roots.
-        self.anchored = self.dialect == 'postgresql' and not served
 
 
 def _served_passing(context, request, roots):
@@ -351,7 +271,7 @@ def _served_passing(context, request, roots):
     ``homeless``: the sharing providers whose own root does not pass
     (they still serve the trees of other roots). One statement, and only
     for the whole cloud's search: a window's roots passed root_required
-    already (see candidate_sql.anchor_roots), and the search keeps to
+    already (see ``anchors.anchor_roots``), and the search keeps to
     them.
     """
     served = request.served
@@ -359,70 +279,93 @@ def _served_passing(context, request, roots):
         return served, frozenset()
     ids = set(served).union(*served.values())
     passing = set(utils.execute(
-        context, csql.root_passing(request.root_filter),
+        context, anchors.root_passing(request.root_filter),
         dict(request.params, ids=sorted(ids))).scalars().all())
-    return ({sharer: anchors & passing for sharer, anchors in served.items()},
+    return ({sharer: anchors_ & passing
+             for sharer, anchors_ in served.items()},
             frozenset(served).difference(passing))
 
 
 def _resourceless(context, groups, trait_ids, tree_roots):
     """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
 
-    One statement (``candidate_sql.resourceless_providers``) for all.
+    One statement for all.
     """
     if not groups:
         return []
     found = [collections.defaultdict(list) for _group in groups]
     for index, rp_id, root_id in utils.execute(
-            context, csql.resourceless_providers(csql.shape(groups)),
-            csql.params(groups, trait_ids, tree_roots)):
+            context, lookups.resourceless_providers(
+                search_request.shape(groups)),
+            search_request.params(groups, trait_ids, tree_roots)):
         found[index][root_id].append(rp_id)
     return [(group, {root: sorted(ids) for root, ids in by_root.items()})
             for group, by_root in zip(groups, found)]
 
 
-def _tree_parents(context, root_ids):
+def _tree_parents(context, strategy, root_ids):
     """{rp_id: parent id} of every provider of the trees of ``root_ids``."""
     if not root_ids:
         return {}
-    style, roots = _id_set(context, root_ids)
-    return dict(utils.execute(context, csql.tree_parents(style),
+    id_list, roots = _id_set(strategy, root_ids)
+    return dict(utils.execute(context, lookups.tree_parents(id_list),
                               {'roots': roots}).all())
 
 
-def _search(context, request, roots=None, window=None):
+def _search(context, strategy, request, roots=None, window=None):
     """A Search over the candidate rows (see :func:`_rows_statement`)."""
     served, homeless = _served_passing(context, request, roots)
-    search = candidate_search.Search(
-        request.groups, _candidate_rows(context, request, roots, window),
-        served, request.names, roots, homeless, request.bare,
-        request.subtrees)
+    rows, layout = _candidate_rows(context, strategy, request, roots,
+                                   window)
+    search = combine.Search(
+        request.groups, rows, layout, served, request.names, roots,
+        homeless, request.bare, request.subtrees)
     if request.subtrees:
         # The trees of the roots that may anchor a request: the roots of
         # the resourceless groups' providers are among them.
-        search.parent = _tree_parents(context, set(search.anchors()))
-    spread_traits = {request.trait_ids[name] for g in request.groups
-                     if not g['use_same_provider']
-                     for any_of in g['required_traits'] for name in any_of}
+        search.parent = _tree_parents(context, strategy,
+                                      set(search.anchors()))
+    spread_traits = request.spread_traits()
     if spread_traits and search.root:
         search.require_traits(request.trait_ids, _trait_links(
-            context, search.root, spread_traits))
+            context, strategy, search.root, spread_traits))
     return search
 
 
-def _window_search(context, request, after, count):
-    """(Search, roots) of the first ``count`` candidate roots above ``after``.
+def _window_search(context, strategy, request, window):
+    """(Search, roots) of the candidate roots of ``window``.
 
-    ``roots``: those roots, in id order (fewer than ``count`` when no
-    more are left; Search None when there are none).
+    ``roots``: those roots, in id order (fewer than ``window.count``
+    when no more are left; Search None when there are none).
     """
-    if request.anchored:
-        search = _search(context, request, window=(after, count))
+    if strategy.anchored_window and not request.served:
+        search = _search(context, strategy, request, window=window)
         return search, sorted(set(search.root.values()))
-    roots = _anchor_roots(context, request, after, count)
+    roots = utils.execute(context, *_anchor_statement(
+        strategy, request, window.after, window.count)).scalars().all()
     if not roots:
         return None, roots
-    return _search(context, request, roots), roots
+    return _search(context, strategy, request, roots), roots
+
+
+def _request(context, groups, root_required, root_forbidden, same_subtree):
+    """The SearchRequest of ``groups``, names looked up."""
+    rc_ids, trait_ids, served = _names_and_sharing(
+        context, search_request.class_names(groups),
+        search_request.trait_names(groups, root_required, root_forbidden))
+    tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
+                                       if g['in_tree'] is not None})
+    groups = search_request.groups_with_ids(groups, rc_ids)
+    resourced = [g for g in groups if g['resources']]
+    index = {g['suffix']: n for n, g in enumerate(groups)}
+    return search_request.SearchRequest(
+        resourced, trait_ids, tree_roots,
+        {rc_id: name for name, rc_id in rc_ids.items()}, served,
+        root_required, root_forbidden,
+        _resourceless(context, groups[len(resourced):], trait_ids,
+                      tree_roots),
+        [frozenset(index[suffix] for suffix in suffixes)
+         for suffixes in same_subtree])
 
 
 @facade.reader
@@ -460,37 +403,14 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     ResourceClassNotFound, unknown traits TraitNotFound, an unknown
     ``in_tree`` provider ResourceProviderNotFound.
     """
-    rc_ids, trait_ids, served = _names_and_sharing(
-        context, set().union(*(g['resources'] for g in groups)),
-        set(root_required).union(root_forbidden, *(
-            set(g['forbidden_traits']).union(*g['required_traits'])
-            for g in groups)))
-    tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
-                                       if g['in_tree'] is not None})
-    groups = [dict(g, rc_amounts={rc_ids[name]: amount for name, amount
-                                  in g['resources'].items()})
-              for g in groups]
-    # The groups with resources first (the candidate rows' groups), then
-    # the resourceless ones.
-    groups = ([g for g in groups if g['resources']] +
-              [g for g in groups if not g['resources']])
-    resourced = [g for g in groups if g['resources']]
-    index = {g['suffix']: n for n, g in enumerate(groups)}
-    request = _Request(
-        context, resourced, trait_ids, tree_roots,
-        {rc_id: name for name, rc_id in rc_ids.items()}, served,
-        root_required, root_forbidden,
-        _resourceless(context, groups[len(resourced):], trait_ids,
-                      tree_roots),
-        [frozenset(index[suffix] for suffix in suffixes)
-         for suffixes in same_subtree])
+    strategy = _strategy(context)
+    request = _request(context, groups, root_required, root_forbidden,
+                       same_subtree)
     isolate = group_policy == 'isolate'
     seen = set()
-    if limit is not None and limit > csql.MAX_LIMIT:
-        # More than any database holds, and more than its LIMIT binds.
-        limit = None
+    limit = search_request.bounded_limit(limit)
     if limit is None:
-        search = _search(context, request)
+        search = _search(context, strategy, request)
         found = search.requests(None, isolate, allow_nested, seen)
         used_roots, known, lone = search.used_roots, search.known, search.lone
     else:
@@ -499,9 +419,10 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
         found, used_roots, known, lone = [], set(), {}, {}
-        after, count = 0, limit
+        window = _Window(0, limit)
         while len(found) < limit:
-            search, roots = _window_search(context, request, after, count)
+            search, roots = _window_search(context, strategy, request,
+                                           window)
             if not roots:
                 break
             found += search.requests(limit - len(found), isolate,
@@ -509,22 +430,21 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             used_roots |= search.used_roots
             known.update(search.known)
             lone.update(search.lone)
-            if len(roots) < count:
+            if len(roots) < window.count:
                 break
-            after, count = roots[-1], min(count * 2, csql.MAX_LIMIT)
+            window = _Window(roots[-1], min(window.count * 2,
+                                            search_request.MAX_LIMIT))
     if not found:
         return {'allocation_requests': [], 'provider_summaries': {}}
-    summaries, uuids = _summaries(context, used_roots, known, lone)
+    summaries, uuids = _summaries(context, strategy, used_roots, known,
+                                  lone)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
-                        in resourced[0]['rc_amounts'].items()))
-    found = _as_returned(found, uuids, request.names, whole)
+                        in request.groups[0]['rc_amounts'].items()))
+    found = shapes.as_returned(found, uuids, request.names, whole)
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers
         # the requests use, not of their whole trees.
-        used = {uuid for _allocations, mappings in found
-                for chosen in mappings.values() for uuid in chosen}
-        summaries = {uuid: summary for uuid, summary in summaries.items()
-                     if uuid in used}
+        summaries = shapes.used_only(found, summaries)
     return {'allocation_requests': found, 'provider_summaries': summaries}
 
 
@@ -545,15 +465,15 @@ def _usual_group(rc_ids, forbidden):
             'rc_amounts': {rc_id: 1 for rc_id in rc_ids}}
 
 
-def _usual_requests(context):
-    """_Requests of the usual shapes, with made-up ids and values."""
+def _usual_requests():
+    """SearchRequests of the usual shapes, with made-up ids and values."""
     for classes in range(1, MAX_WARM_CLASSES + 1):
         for forbidden in ((), ('forbidden',)):
             group = _usual_group(range(classes), forbidden)
             names = {rc_id: str(rc_id) for rc_id in range(classes)}
             for served in ({}, {1: {1}}):
-                yield _Request(context, [group], {'forbidden': 1}, {},
-                               names, served)
+                yield search_request.SearchRequest(
+                    [group], {'forbidden': 1}, {}, names, served)
 
 
 # What warm_connection runs: the classes of a flavor (one, two or all
@@ -568,16 +488,16 @@ def warm_connection(context):
     """Run the usual searches' statements once on this connection.
 
     PostgreSQL prepares and plans a statement on the first run on each
-    connection (see ``facade.prepare_marked_statements_at_once``): a
-    worker's first ``limit=50`` search took 12.8 ms against 2.4 for the
-    next ones, its first whole-cloud search 18.6 against 6.9, on the
-    benchmark's 1,000 providers. Run once per worker before it serves,
-    this leaves the connection it used (the pool hands out the one
-    returned last) with those statements ready. The searches are for
-    class ids no inventory has, so each finds nothing, but reads the
-    cloud once: the whole-cloud searches every inventory, the limited
-    ones every root. Returns the number of searches run.
+    connection (see ``facade.prepare_marked_statements_at_once``), so a
+    worker's first searches are much slower than the next ones (see
+    bench/README.md). Run once per worker before it serves, this leaves
+    the connection it used (the pool hands out the one returned last)
+    with those statements ready. The searches are for class ids no
+    inventory has, so each finds nothing, but reads the cloud once: the
+    whole-cloud searches every inventory, the limited ones every root.
+    Returns the number of searches run.
     """
+    strategy = _strategy(context)
     searches = 0
     for classes in range(1, len(WARM_CLASSES) + 1):
         for forbidden in ((), (WARM_FORBIDDEN,)):
@@ -588,10 +508,11 @@ def warm_connection(context):
                 context, set(names), set(forbidden))
             # Negative ids: no class has one.
             fake = {-1 - n: name for n, name in enumerate(names)}
-            request = _Request(context, [_usual_group(fake, forbidden)],
-                               trait_ids, {}, fake, served)
-            _search(context, request)
-            _window_search(context, request, 0, 1)
+            request = search_request.SearchRequest(
+                [_usual_group(fake, forbidden)], trait_ids, {}, fake,
+                served)
+            _search(context, strategy, request)
+            _window_search(context, strategy, request, _Window(0, 1))
             searches += 2
     return searches
 
@@ -601,27 +522,34 @@ def warm_statements(context):
     """Build and compile the usual searches' statements, running none.
 
     The first search of a shape in a process builds its statements and
-    has SQLAlchemy compile them: 10-25 ms, more than the search itself
+    has SQLAlchemy compile them, which costs more than the search itself
     on a small cloud. Called before a service serves (and, for
     resobj-api, before it forks its workers, which inherit the cache),
     so that no request of a usual shape (see MAX_WARM_CLASSES) pays it.
     Returns the number of statements compiled (0 if the engine caches
     none).
     """
-    statements = [(csql.names_and_sharing(),
+    strategy = _strategy(context)
+    statements = [(_prepared(lookups.names_and_sharing()),
                    {'classes': (), 'traits': (), 'sharing_trait': ''})]
-    for request in _usual_requests(context):
-        statements.append(_rows_statement(request))
-        if request.anchored:
-            statements.append(_rows_statement(request, window=(0, 1)))
+    for request in _usual_requests():
+        statements.append(_rows_statement(strategy, request))
+        if strategy.anchored_window and not request.served:
+            statements.append(_rows_statement(strategy, request,
+                                              window=_Window(0, 1)))
         else:
-            statements += [_rows_statement(request, roots=[1]),
-                           _anchor_statement(request, 0, 1)]
-    style, roots = _id_set(context, [1])
-    statements += [(csql.summary_providers(style), {'roots': roots}),
-                   (csql.summary_inventories(style), {'ids': roots})]
-    if not csql.summary_has_traits(style):
-        statements.append((csql.summary_traits(style), {'roots': roots}))
+            statements += [_rows_statement(strategy, request, roots=[1]),
+                           _anchor_statement(strategy, request, 0, 1)]
+    id_list, roots = _id_set(strategy, [1])
+    with_traits = strategy.summary_traits_inline
+    statements += [
+        (_prepared(summary_statements.providers(id_list, with_traits)),
+         {'roots': roots}),
+        (_prepared(summary_statements.inventories(id_list)),
+         {'ids': roots})]
+    if not with_traits:
+        statements.append((_prepared(summary_statements.traits(id_list)),
+                           {'roots': roots}))
     compiled = 0
     for statement, values in statements:
         compiled += utils.compile_into_cache(context, statement, values)

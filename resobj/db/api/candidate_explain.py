@@ -21,12 +21,13 @@ import sqlalchemy as sa
 
 from resobj.db.api import allocation_candidate as ac_db
 from resobj.db.api import utils
-from resobj.db import candidate_sql as csql
 from resobj.db import facade
+from resobj.db.models import resource_class as rc_models
+from resobj.db.models import trait as trait_models
 from resobj.db import provider_sql as sql
 
-RC = csql.RC
-TRAIT = csql.TRAIT
+RC = rc_models.ResourceClass.__table__
+TRAIT = trait_models.Trait.__table__
 
 
 def _ids(context, table, names):

@@ -7,7 +7,6 @@ import webob
 from resobj.api import errors
 from resobj.api.handlers import allocation_candidate as handler
 from resobj.api import microversion
-from resobj.db import candidate_search
 from resobj.tests import base
 
 LATEST = microversion.MAX
@@ -106,27 +105,3 @@ class TestParse(base.TestCase):
                        % (AGG, AGG, AGG2)).groups
         self.assertEqual([{AGG}], group.member_of)
         self.assertEqual({AGG, AGG2}, group.forbidden_aggs)
-
-
-class TestInOneSubtree(base.TestCase):
-    """Search.in_one_subtree over a tree given by its parents."""
-
-    def setUp(self):
-        super().setUp()
-        group = {'suffix': '', 'rc_amounts': {1: 1},
-                 'use_same_provider': False, 'required_traits': []}
-        self.search = candidate_search.Search([group], [], {}, {1: 'VCPU'})
-        # 1 is the root; 2 and 3 its children; 4 under 2; 5 a root.
-        self.search.parent = {1: None, 2: 1, 3: 1, 4: 2, 5: None}
-
-    def test_one_provider_is_its_own_subtree(self):
-        self.assertTrue(self.search.in_one_subtree({4}))
-
-    def test_an_ancestor_of_all_the_others(self):
-        self.assertTrue(self.search.in_one_subtree({2, 4}))
-        self.assertTrue(self.search.in_one_subtree({1, 3, 4}))
-
-    def test_siblings_and_cousins_are_not(self):
-        self.assertFalse(self.search.in_one_subtree({2, 3}))
-        self.assertFalse(self.search.in_one_subtree({3, 4}))
-        self.assertFalse(self.search.in_one_subtree({1, 5}))

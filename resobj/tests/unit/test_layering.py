@@ -6,6 +6,11 @@
 * ``resobj.compute`` never imports ``resobj.db``, oslo.db or SQLAlchemy,
   nor reaches a session or the enginefacade (it uses objects only);
 * the HTTP handlers never import ``resobj.db`` (they use objects only);
+* the candidate search (``resobj.search``) builds statements and
+  combines rows but never runs a statement: it imports neither the DB
+  API, the facade nor the backends, reaches no session, and sits below
+  the objects; in ``resobj.db`` only the DB API uses it, and the
+  backends only its strategy names;
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
   reader/writer decorator of the facade.
@@ -29,6 +34,19 @@ FORBIDDEN = {
                        'resobj.cmd'),
     # Handlers reach the database only through objects.
     'resobj.api.handlers': ('resobj.db', 'resobj.cmd'),
+    # The search builds statements and combines rows; the DB API runs
+    # them and picks the backend's strategy.
+    'resobj.search': ('resobj.db.api', 'resobj.db.facade',
+                      'resobj.db.backends', 'resobj.db.migration',
+                      'resobj.db.outage', 'oslo_db', 'resobj.objects',
+                      'resobj.api', 'resobj.compute', 'resobj.cmd',
+                      'resobj.rpc', 'resobj.conductor', 'oslo_messaging'),
+}
+# The only modules of resobj.db that may import the search, and what
+# of it: the DB API runs its statements, the backends name strategies.
+SEARCH_USERS_IN_DB = {
+    'resobj.db.api.': ('resobj.search',),
+    'resobj.db.backends.': ('resobj.search.strategy',),
 }
 # Names through which code would reach the database without importing
 # resobj.db (e.g. a context's session, or a facade handed in).
@@ -83,6 +101,17 @@ def _read(path):
         return f.read()
 
 
+def _handles(source):
+    """The DB_HANDLES ``source`` names."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in DB_HANDLES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in DB_HANDLES:
+            found.add(node.id)
+    return found
+
+
 class TestLayering(base.TestCase):
 
     def test_checker_catches_a_violation(self):
@@ -109,21 +138,43 @@ class TestLayering(base.TestCase):
         self.assertEqual({}, found)
 
     def test_compute_layer_reaches_no_database_handle(self):
-        def handles(source):
-            found = set()
-            for node in ast.walk(ast.parse(source)):
-                if isinstance(node, ast.Attribute) and node.attr in \
-                        DB_HANDLES:
-                    found.add(node.attr)
-                elif isinstance(node, ast.Name) and node.id in DB_HANDLES:
-                    found.add(node.id)
-            return found
-
-        self.assertEqual({'session'}, handles('context.session.execute()'))
+        self.assertEqual({'session'}, _handles('context.session.execute()'))
         modules = dict(_modules('resobj.compute'))
         self.assertIn('resobj.compute.tracker', modules)
-        found = {name: sorted(handles(_read(path)))
-                 for name, path in modules.items() if handles(_read(path))}
+        found = {name: sorted(_handles(_read(path)))
+                 for name, path in modules.items() if _handles(_read(path))}
+        self.assertEqual({}, found)
+
+    def test_search_reaches_no_database_handle(self):
+        modules = dict(_modules('resobj.search'))
+        self.assertIn('resobj.search.combine', modules)
+        self.assertIn('resobj.search.statements.rows', modules)
+        found = {name: sorted(_handles(_read(path)))
+                 for name, path in modules.items() if _handles(_read(path))}
+        self.assertEqual({}, found)
+
+    def test_only_the_db_api_uses_the_search_in_the_db_layer(self):
+        def allowed(name, imported):
+            if imported == 'resobj.search':
+                # "from resobj.search import x": x is checked itself.
+                return True
+            for prefix, modules in SEARCH_USERS_IN_DB.items():
+                if name.startswith(prefix):
+                    return any(imported == m or imported.startswith(m + '.')
+                               for m in modules)
+            return False
+
+        self.assertFalse(allowed('resobj.db.backends.sqlite',
+                                 'resobj.search.combine'))
+        self.assertTrue(allowed('resobj.db.api.allocation_candidate',
+                                'resobj.search.combine'))
+        found = {}
+        for name, path in _modules('resobj.db'):
+            bad = [imported for imported in violations(
+                _read(path), name, ['resobj.search'])
+                if not allowed(name, imported)]
+            if bad:
+                found[name] = bad
         self.assertEqual({}, found)
 
     def test_db_layer_is_not_empty(self):

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from resobj import context
 from resobj.db.api import allocation_candidate as ac_db
+from resobj.db.backends import postgresql as pg_backend
 from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
 from resobj.db import migration
@@ -109,7 +110,8 @@ def _nestloop_around_failure(context, fail):
     a transaction block).
     """
     try:
-        with ac_db._without_nested_loops(context):
+        with ac_db._settings(context, *pg_backend.candidate_strategy()
+                             .whole_cloud_settings):
             inside = _nestloop(context)
             if fail == 'python':
                 raise RuntimeError('in the block')

@@ -4,10 +4,13 @@ import fixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from resobj.db import candidate_sql as csql
+from resobj.db.api import allocation_candidate as ac_db
+from resobj.db import backends
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
+from resobj.search.statements import rows as row_statements
+from resobj.search import strategy as search_strategy
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import provider_fixtures as pf
 
@@ -254,16 +257,16 @@ class TestSingleProvider(CandidateTestCase):
         request = group(resources={'VCPU': 1}, required_traits=[{AVX2}])
         native = self.get(request)
         self.assertEqual(4, len(native.allocation_requests))
-        real_style = csql.id_style
-        dialect = self.engine.dialect.name
-        styles = [real_style(dialect, [1])]
-        for style in ('bound', 'inline'):
+        real_strategy = ac_db._strategy
+        for ids in (search_strategy.BOUND_IDS, search_strategy.INLINE_IDS):
+            def forced(context, ids=ids):
+                return real_strategy(context)._replace(summary_ids=ids)
+
             with fixtures.MockPatch(
-                    'resobj.db.candidate_sql.id_style',
-                    side_effect=lambda dialect, ids: style) as patch:
+                    'resobj.db.api.allocation_candidate._strategy',
+                    side_effect=forced) as patch:
                 found = self.get(request)
             self.assertTrue(patch.mock.called)
-            styles.append(style)
             self.assertEqual(
                 [r.allocations for r in native.allocation_requests],
                 [r.allocations for r in found.allocation_requests])
@@ -272,9 +275,12 @@ class TestSingleProvider(CandidateTestCase):
                  for u, s in native.provider_summaries.items()},
                 {u: (s.resources, s.traits)
                  for u, s in found.provider_summaries.items()})
+        dialect = self.engine.dialect.name
         self.assertEqual(
-            {'sqlite': 'json', 'postgresql': 'array'}.get(dialect, 'bound'),
-            styles[0])
+            {'sqlite': '<JsonIds>', 'postgresql': '<ArrayIds>'}.get(
+                dialect, '<BoundIds>'),
+            repr(backends.for_dialect(dialect).candidate_strategy()
+                 .summary_ids))
 
 
 class TestSharingProviders(CandidateTestCase):
@@ -774,7 +780,6 @@ class TestWarmStatements(CandidateTestCase):
         ]
 
     def test_usual_searches_compile_nothing_once_warmed(self):
-        from resobj.db.api import allocation_candidate as ac_db
         for with_pool in (False, True):
             if with_pool:
                 # A sharing provider: the statements that serve its
@@ -786,7 +791,10 @@ class TestWarmStatements(CandidateTestCase):
                 # What the search compiles in a process that has not run
                 # it: the check below can tell.
                 self.engine._compiled_cache.clear()
-                csql.candidate_rows.cache_clear()
+                for build in (row_statements.whole_cloud,
+                              row_statements.of_roots,
+                              row_statements.anchored):
+                    build.cache_clear()
                 self.assertNotEqual([], self.misses(*groups, **kwargs))
                 self.engine._compiled_cache.clear()
                 self.assertGreater(ac_db.warm_statements(self.context), 0)
@@ -794,7 +802,6 @@ class TestWarmStatements(CandidateTestCase):
                                  (with_pool, groups, kwargs))
 
     def test_other_shapes_still_work_after_warming(self):
-        from resobj.db.api import allocation_candidate as ac_db
         ac_db.warm_statements(self.context)
         found = self.get(group(resources={'VCPU': 2}, member_of=[{AGG1}],
                                required_traits=[{DISABLED}]))
@@ -810,7 +817,6 @@ class TestWarmConnection(CandidateTestCase):
             self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
 
     def test_it_runs_searches_that_change_nothing(self):
-        from resobj.db.api import allocation_candidate as ac_db
         before = self.get(group(resources={'VCPU': 2}))
         counter = self.useFixture(resobj_fixtures.StatementCounter(
             self.engine))
@@ -836,7 +842,6 @@ class TestWarmConnectionPrepares(CandidateTestCase):
             self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
 
     def test_the_usual_searches_prepare_nothing_more(self):
-        from resobj.db.api import allocation_candidate as ac_db
         from resobj.db import facade
         flavor = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
 

@@ -1,14 +1,17 @@
-"""The candidate search's combination of rows, in Python.
+"""The combination of the candidate rows into allocation requests.
 
-``resobj.db.api.allocation_candidate`` reads the providers with room
-for each class of each request group (see
-``candidate_sql.candidate_rows``); :class:`Search` combines those rows
-per tree root ("anchor") into allocation requests. Nothing here reads
-the database: rows in, plain tuples of ids out.
+The DB API reads the providers with room for each class of each request
+group (:mod:`resobj.search.statements.rows`); :class:`Search` combines
+those rows per tree root ("anchor") into allocation requests. Nothing
+here reads the database: rows in, :mod:`resobj.search.shapes` requests
+of ids out.
 """
 
 import collections
 import itertools
+
+from resobj.search import rows as rows_module
+from resobj.search import shapes
 
 
 # One group's share of a candidate: ((rp_id, rc_id, amount), ...) and the
@@ -17,26 +20,28 @@ _Part = collections.namedtuple('_Part', 'items providers')
 
 
 def _add(by_anchor, anchor, rp_id):
-    """Record ``rp_id`` as an option of ``anchor``.
-
-    A lone option stays a bare int and becomes a list only when a second
-    one comes: in a flat cloud every anchor has one provider per class,
-    and thousands of one-element lists would only feed the garbage
-    collector.
-    """
+    """Record ``rp_id`` as an option of ``anchor``."""
     found = by_anchor.get(anchor)
     if found is None:
-        by_anchor[anchor] = rp_id
-    elif type(found) is list:
-        found.append(rp_id)
+        by_anchor[anchor] = [rp_id]
     else:
-        by_anchor[anchor] = [found, rp_id]
+        found.append(rp_id)
 
 
 class Search:
-    """The candidate rows of one request, combined per anchor root."""
+    """The candidate rows of one request, combined per anchor root.
 
-    def __init__(self, groups, rows, served, names, roots=None,
+    ``groups``: the groups with resources (with ``rc_amounts``), those
+    of the rows; ``rows``: the candidate rows, read through ``layout``
+    (a :class:`resobj.search.rows.RowLayout`); ``served``: {sharing
+    provider id: {root ids it serves}}; ``names``: {class id: name};
+    ``roots``: only these anchors (a window); ``homeless``: sharing
+    providers whose own root fails ``root_required``; ``bare``: the
+    resourceless groups and their providers per root; ``subtrees``: the
+    ``same_subtree`` sets as group indexes.
+    """
+
+    def __init__(self, groups, rows, layout, served, names, roots=None,
                  homeless=frozenset(), bare=(), subtrees=()):
         # The groups with resources (those of the rows, whose first
         # column is an index into them), then the resourceless ones.
@@ -65,7 +70,7 @@ class Search:
         # put two amounts on one provider and class (see merge).
         self.max_unit = {}
         keep_max_unit = len(groups) > 1
-        # Per group: {rc_id: {anchor root id: rp_id or [rp_id, ...]}}.
+        # Per group: {rc_id: {anchor root id: [rp_id, ...]}}.
         self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
                         for group in groups]
         self.amounts = [sorted(group['rc_amounts'].items())
@@ -75,17 +80,22 @@ class Search:
                              for grp, a in enumerate(self.amounts)]
         # Per group: (class ids, amounts), in the order of amounts.
         self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
-        # Per group, per class: where its slot starts in a row, its class
-        # id, name and options.
-        slots = [[(3 + 3 * n, rc_id, names[rc_id], self.options[grp][rc_id])
+        # Per group, per class: where its capacity, usage and max_unit
+        # are in a row, its class id, name and options.
+        slots = [[(layout.slots[n], rc_id, names[rc_id],
+                   self.options[grp][rc_id])
                   for n, (rc_id, _amount) in enumerate(amounts)]
                  for grp, amounts in enumerate(self.amounts)]
-        # The slots end where a row's uuid, lone count and traits start.
-        lone_at = 3 + 3 * max(map(len, self.amounts))
+        at_group, at_provider, at_root = (layout.group, layout.provider,
+                                          layout.root)
+        # The (uuid, lone, traits) of a childless root (see
+        # resobj.search.rows.LoneRoot), where the rows describe them.
+        lone_at = layout.lone
+        lone_end = None if lone_at is None else lone_at + len(
+            rows_module.LoneRoot._fields)
         root, known, max_units = self.root, self.known, self.max_unit
-        # {root id: (uuid, inventories, traits)} of the roots without
-        # children, when the rows say (SQLite's do, see
-        # candidate_sql.candidate_rows).
+        # {root id: LoneRoot-ordered (uuid, inventories, traits)} of the
+        # roots without children, when the rows describe them.
         self.lone = lone = {}
         # One group, no sharing provider, no trait to check on a
         # combination: a childless root takes the group alone, with room
@@ -97,19 +107,20 @@ class Search:
             group['use_same_provider'] or not group['required_traits'])
         whole = len(slots[0])
         for row in rows:
-            rp_id, root_id = row[1], row[2]
+            rp_id, root_id = row[at_provider], row[at_root]
             root[rp_id] = root_id
             classes = known.get(rp_id)
             if classes is None:
                 classes = known[rp_id] = {}
-            is_lone = len(row) > lone_at and row[lone_at + 1] is not None
+            is_lone = lone_at is not None and row[lone_at + 1] is not None
             if is_lone:
-                lone[rp_id] = row[lone_at:]
-            for first, _rc_id, name, _options in slots[row[0]]:
-                capacity = row[first]
+                lone[rp_id] = row[lone_at:lone_end]
+            group_slots = slots[row[at_group]]
+            for slot, _rc_id, name, _options in group_slots:
+                capacity = row[slot.capacity]
                 if capacity is not None:
                     classes[name] = {'capacity': capacity,
-                                     'used': row[first + 1]}
+                                     'used': row[slot.used]}
             # A root that takes the group alone, or gives no request,
             # needs its figures only (every root of a flat cloud).
             if is_lone and alone_ok:
@@ -120,11 +131,11 @@ class Search:
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
             anchors = served.get(rp_id, ()) if served else ()
-            for first, rc_id, name, by_anchor in slots[row[0]]:
-                if row[first] is None:
+            for slot, rc_id, name, by_anchor in group_slots:
+                if row[slot.capacity] is None:
                     continue
                 if keep_max_unit:
-                    max_units[rp_id, rc_id] = row[first + 2]
+                    max_units[rp_id, rc_id] = row[slot.max_unit]
                 if home:
                     _add(by_anchor, root_id, rp_id)
                 for anchor in anchors:
@@ -174,8 +185,9 @@ class Search:
         if None in chosen:
             return ()
         same = self.groups[index]['use_same_provider']
-        if list not in map(type, chosen):
+        if all(len(options) == 1 for options in chosen):
             # One provider per class (every flat cloud): one way at most.
+            chosen = [options[0] for options in chosen]
             first = chosen[0]
             providers = ((first,) if chosen.count(first) == len(chosen)
                          else tuple(sorted(set(chosen))))
@@ -184,8 +196,7 @@ class Search:
                 return ()
             return [_Part(self._items(index, chosen), providers)]
         amounts = self.amounts[index]
-        choices = [sorted(rp) if type(rp) is list else (rp,)
-                   for rp in chosen]
+        choices = [sorted(options) for options in chosen]
         if same:
             common = set(choices[0]).intersection(*choices[1:])
             return [_Part(self._items(index, (rp,) * len(amounts)), (rp,))
@@ -278,22 +289,23 @@ class Search:
     def request(self, items, mappings):
         """Record the roots a request (a :meth:`merge` result) uses.
 
-        Returns it as it is: requests are written with uuids and class
-        names by :func:`_as_returned`, once the summaries have read the
-        uuids.
+        Returns it as a :class:`shapes.Combination`: requests are written
+        with uuids and class names by :func:`shapes.as_returned`, once
+        the summaries have read the uuids.
         """
         if self.served:
             # A sharing provider may be in another tree than the anchor.
             root = self.root
             self.used_roots.update([root[rp] for _suffix, providers
                                     in mappings for rp in providers])
-        return items, mappings
+        return shapes.Combination(items, mappings)
 
     def requests(self, limit, isolate, allow_nested, seen):
         """Up to ``limit`` requests not in ``seen``, anchor by anchor.
 
-        Each is a :meth:`merge` result, or (suffix, provider id) when one
-        provider takes the only group whole; see :func:`_as_returned`.
+        Each is a :class:`shapes.Combination` of a :meth:`merge` result,
+        or a :class:`shapes.WholeRequest` when one provider takes the
+        only group whole; see :func:`shapes.as_returned`.
         """
         found = []
         # The same request can come from two anchors only through a
@@ -310,17 +322,15 @@ class Search:
         for anchor in self.anchors():
             if whole:
                 if anchor in alone:
-                    found.append((suffix, anchor))
+                    found.append(shapes.WholeRequest(suffix, anchor))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break
                     continue
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
-                if type(first) is int and \
-                        chosen.count(first) == len(chosen):
-                    # (suffix, provider): see _as_returned.
-                    found.append((suffix, first))
+                if len(first) == 1 and chosen.count(first) == len(chosen):
+                    found.append(shapes.WholeRequest(suffix, first[0]))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break

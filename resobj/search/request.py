@@ -1,0 +1,171 @@
+"""A candidate request as the search takes it: groups, shape and values.
+
+The group specs come from ``resobj.objects.allocation_candidate``
+(checked there) as dicts: ``suffix``, ``resources`` ({class name:
+amount}), ``required_traits`` (a list of sets of names), ``forbidden_traits``,
+``member_of`` (a list of sets of aggregate uuids), ``forbidden_aggs``,
+``in_tree`` (a provider uuid or None) and ``use_same_provider``. Once
+the names are ids, :func:`groups_with_ids` adds ``rc_amounts`` ({class
+id: amount}).
+
+A request's statements depend on its *shape* (:class:`GroupShape` per
+group, :class:`RootFilter`) and never on its values, which are bound
+parameters named as :func:`params` and :func:`root_params` name them:
+``rc_<group>_<n>`` and ``amount_<group>_<n>`` for the group's n-th class
+by class id; ``agg_<group>_<n>`` its n-th ``member_of`` set,
+``fagg_<group>`` its forbidden aggregates, ``ftrait_<group>`` its
+forbidden trait ids, ``rtrait_<group>_<n>`` a single-provider group's
+n-th required set, ``tree_<group>`` the root id of its ``in_tree``;
+``root_traits``, ``root_trait_count`` and ``root_forbidden`` for
+``root_required``.
+"""
+
+import typing
+
+# The largest limit bound into a LIMIT clause (a signed 32-bit int, which
+# every backend takes); a larger limit is no limit.
+MAX_LIMIT = 2147483647
+
+
+class GroupShape(typing.NamedTuple):
+    """What one group's statements depend on."""
+
+    classes: int
+    member_of: int
+    forbidden_aggs: bool
+    forbidden_traits: bool
+    # Required trait sets tested per provider (single-provider groups).
+    required: int
+    in_tree: bool
+    single: bool
+
+
+class RootFilter(typing.NamedTuple):
+    """The shape of ``root_required``: any required, any forbidden."""
+
+    required: bool = False
+    forbidden: bool = False
+
+
+def shape(groups):
+    """The statements' shape of ``groups``: a tuple of GroupShape."""
+    return tuple(
+        GroupShape(
+            classes=len(group['rc_amounts']),
+            member_of=len(group['member_of']),
+            forbidden_aggs=bool(group['forbidden_aggs']),
+            forbidden_traits=bool(group['forbidden_traits']),
+            required=(len(group['required_traits'])
+                      if group['use_same_provider'] else 0),
+            in_tree=group['in_tree'] is not None,
+            single=bool(group['use_same_provider']))
+        for group in groups)
+
+
+def params(groups, trait_ids, tree_roots):
+    """The bound values of ``groups`` for the statements of their shape."""
+    values = {}
+    for i, group in enumerate(groups):
+        for n, (rc_id, amount) in enumerate(
+                sorted(group['rc_amounts'].items())):
+            values['rc_%d_%d' % (i, n)] = rc_id
+            values['amount_%d_%d' % (i, n)] = amount
+        for n, any_of in enumerate(group['member_of']):
+            values['agg_%d_%d' % (i, n)] = sorted(any_of)
+        if group['forbidden_aggs']:
+            values['fagg_%d' % i] = sorted(group['forbidden_aggs'])
+        if group['forbidden_traits']:
+            values['ftrait_%d' % i] = sorted(
+                trait_ids[name] for name in group['forbidden_traits'])
+        if group['use_same_provider']:
+            for n, any_of in enumerate(group['required_traits']):
+                values['rtrait_%d_%d' % (i, n)] = sorted(
+                    trait_ids[name] for name in any_of)
+        if group['in_tree'] is not None:
+            values['tree_%d' % i] = tree_roots[group['in_tree']]
+    return values
+
+
+def root_params(required, forbidden):
+    """The bound values of ``root_required``, from trait ids."""
+    values = {}
+    if required:
+        values['root_traits'] = sorted(required)
+        values['root_trait_count'] = len(required)
+    if forbidden:
+        values['root_forbidden'] = sorted(forbidden)
+    return values
+
+
+def class_names(groups):
+    """Every class name the groups ask for."""
+    return set().union(*(group['resources'] for group in groups))
+
+
+def trait_names(groups, root_required=(), root_forbidden=()):
+    """Every trait name the groups and ``root_required`` name."""
+    return set(root_required).union(root_forbidden, *(
+        set(group['forbidden_traits']).union(*group['required_traits'])
+        for group in groups))
+
+
+def groups_with_ids(groups, rc_ids):
+    """The groups with ``rc_amounts``, those with resources first.
+
+    The candidate rows' groups (with resources) come first, then the
+    resourceless ones, the order of :class:`resobj.search.combine.Search`'s
+    groups.
+    """
+    groups = [dict(group, rc_amounts={rc_ids[name]: amount for name, amount
+                                      in group['resources'].items()})
+              for group in groups]
+    return ([g for g in groups if g['resources']] +
+            [g for g in groups if not g['resources']])
+
+
+def bounded_limit(limit):
+    """``limit``, or None for no limit (none, or more than any binds)."""
+    if limit is not None and limit > MAX_LIMIT:
+        return None
+    return limit
+
+
+class SearchRequest:
+    """One request's groups, values and shared facts, for the statements.
+
+    ``groups``: those with resources (with ``rc_amounts``);
+    ``trait_ids``: {name: id}; ``names``: {class id: name}; ``served``:
+    {sharing provider id: {root ids it serves}}; ``bare``: the
+    resourceless groups with their providers, [(group, {root id:
+    [rp_id, ...]})] (filled in by the DB API); ``subtrees``: each
+    ``same_subtree`` set as indexes into groups then bare.
+    """
+
+    __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
+                 'params', 'root_filter', 'bare', 'subtrees')
+
+    def __init__(self, groups, trait_ids, tree_roots, names, served,
+                 root_required=(), root_forbidden=(), bare=(),
+                 subtrees=()):
+        self.bare = bare
+        self.subtrees = subtrees
+        self.groups = groups
+        self.trait_ids = trait_ids
+        self.names = names
+        self.served = served
+        self.shape = shape(groups)
+        required = {trait_ids[name] for name in root_required}
+        forbidden = {trait_ids[name] for name in root_forbidden}
+        self.root_filter = RootFilter(bool(required), bool(forbidden))
+        self.params = dict(params(groups, trait_ids, tree_roots),
+                           **root_params(required, forbidden))
+
+    def spread_traits(self):
+        """Trait ids the spread groups require (checked per combination)."""
+        return {self.trait_ids[name] for g in self.groups
+                if not g['use_same_provider']
+                for any_of in g['required_traits'] for name in any_of}
+
+    def served_roots(self):
+        """Every root a sharing provider serves."""
+        return set().union(*self.served.values())

@@ -1,0 +1,103 @@
+"""What a search looks up besides the providers with room."""
+
+import functools
+
+import sqlalchemy as sa
+
+from resobj.db import provider_sql as sql
+from resobj.search.statements import clauses as cl
+
+
+@functools.lru_cache(maxsize=1)
+def names_and_sharing():
+    """Rows (kind, name, id, root_id) of what every search starts from.
+
+    Kind ``'rc'``: the id of each class in ``:classes``; ``'trait'``:
+    of each trait in ``:traits``; ``'served'``: (no name) a sharing
+    provider's id and the root id of a provider it shares with, for
+    every provider with the trait named ``:sharing_trait``. One
+    statement instead of three.
+    """
+    def no(type_):
+        return sa.cast(sa.null(), type_)
+    sharing_id = sa.select(cl.TRAIT.c.id).where(
+        cl.TRAIT.c.name == sa.bindparam('sharing_trait')).scalar_subquery()
+    served = _served_roots(sharing_id).subquery('served')
+    # Evaluated once, before the joins of the served pairs, which do not
+    # run in a cloud without sharing providers (most of them): the
+    # generic plan of a prepared statement cannot know that no provider
+    # has the trait, and would hash every provider and aggregate link of
+    # the cloud on each search to find nothing. A count, not an EXISTS:
+    # an EXISTS expects an early match and scans every trait link
+    # instead of probing the trait's index.
+    any_sharing = sa.select(sa.func.count()).where(
+        sql.RP_TRAIT.c.trait_id == sharing_id).scalar_subquery() > \
+        sa.literal_column('0')
+    return sa.union_all(
+        sql.ids_of('rc', cl.RC.c.name, 'classes', no(sa.Integer)),
+        sql.ids_of('trait', cl.TRAIT.c.name, 'traits', no(sa.Integer)),
+        sa.select(sa.literal_column("'served'"), no(cl.TRAIT.c.name.type),
+                  served.c[0], served.c[1]).where(any_sharing))
+
+
+def _served_roots(sharing_id):
+    """(sharing provider id, root id of a provider it shares with).
+
+    For every provider with the trait ``sharing_id`` (an expression).
+    """
+    sharer = sql.RP_AGG.alias('sharer')
+    member = sql.RP_AGG.alias('member')
+    member_rp = sql.RP.alias('member_rp')
+    return (sa.select(sharer.c.resource_provider_id,
+                      member_rp.c.root_provider_id).distinct()
+            .select_from(
+                sharer.join(member,
+                            member.c.aggregate_id == sharer.c.aggregate_id)
+                .join(member_rp,
+                      member_rp.c.id == member.c.resource_provider_id))
+            .where(sharer.c.resource_provider_id.in_(
+                sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
+                    sql.RP_TRAIT.c.trait_id == sharing_id))))
+
+
+@functools.lru_cache(maxsize=1)
+def provider_roots():
+    """Rows (uuid, root id) of the providers ``:uuids``."""
+    return sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
+        sql.RP.c.uuid.in_(cl.list_param('uuids')))
+
+
+@functools.lru_cache(maxsize=8)
+def trait_links(ids):
+    """Rows (rp_id, trait_id) of the traits ``:traits`` among ``:ids``.
+
+    ``ids``: how ``:ids`` is bound (an IdList).
+    """
+    return sa.select(
+        sql.RP_TRAIT.c.resource_provider_id, sql.RP_TRAIT.c.trait_id,
+    ).where(ids.contains(sql.RP_TRAIT.c.resource_provider_id, 'ids'),
+            sql.RP_TRAIT.c.trait_id.in_(cl.list_param('traits')))
+
+
+@functools.lru_cache(maxsize=256)
+def resourceless_providers(request_shape):
+    """Rows (grp, rp_id, root_id) of resourceless groups' providers.
+
+    Every provider passing group ``grp``'s traits, aggregates and tree
+    (the values are those of ``request.params`` for the resourceless
+    groups alone). Such a group asks for no capacity, so an inventory is
+    no condition.
+    """
+    selects = [
+        sa.select(sa.literal(i, sa.Integer).label('grp'), sql.RP.c.id,
+                  sql.RP.c.root_provider_id)
+        .where(*cl.group_clauses(i, group_shape))
+        for i, group_shape in enumerate(request_shape)]
+    return selects[0] if len(selects) == 1 else sa.union_all(*selects)
+
+
+@functools.lru_cache(maxsize=8)
+def tree_parents(ids):
+    """Rows (id, parent id) of every provider of ``:roots``' trees."""
+    return cl.of_trees(sa.select(sql.RP.c.id, sql.RP.c.parent_provider_id),
+                       sql.RP, ids)

@@ -1,0 +1,127 @@
+"""Search: the candidate rows combined into requests, without a database."""
+
+from resobj.search import combine
+from resobj.search import rows
+from resobj.search import shapes
+from resobj.tests import base
+
+VCPU, DISK = 1, 2
+NAMES = {VCPU: 'VCPU', DISK: 'DISK_GB'}
+# The columns of two-class rows without the childless roots' columns.
+LAYOUT = rows.RowLayout.of(
+    ['grp', 'id', 'root_provider_id', 'capacity_0', 'used_0', 'max_unit_0',
+     'capacity_1', 'used_1', 'max_unit_1'])
+LONE_LAYOUT = rows.RowLayout.of([
+    'grp', 'id', 'root_provider_id', 'capacity_0', 'used_0', 'max_unit_0',
+    'capacity_1', 'used_1', 'max_unit_1', 'uuid', 'lone', 'traits'])
+
+
+def row(rp, root, vcpu=None, disk=None, grp=0, lone=()):
+    return (grp, rp, root, vcpu, 0 if vcpu else None, 16,
+            disk, 0 if disk else None, 100) + tuple(lone)
+
+
+class TestInOneSubtree(base.TestCase):
+    """Search.in_one_subtree over a tree given by its parents."""
+
+    def setUp(self):
+        super().setUp()
+        spread = {'suffix': '', 'rc_amounts': {VCPU: 1},
+                  'use_same_provider': False, 'required_traits': []}
+        self.search = combine.Search([spread], [], LAYOUT, {}, NAMES)
+        # 1 is the root; 2 and 3 its children; 4 under 2; 5 a root.
+        self.search.parent = {1: None, 2: 1, 3: 1, 4: 2, 5: None}
+
+    def test_one_provider_is_its_own_subtree(self):
+        self.assertTrue(self.search.in_one_subtree({4}))
+
+    def test_an_ancestor_of_all_the_others(self):
+        self.assertTrue(self.search.in_one_subtree({2, 4}))
+        self.assertTrue(self.search.in_one_subtree({1, 3, 4}))
+
+    def test_siblings_and_cousins_are_not(self):
+        self.assertFalse(self.search.in_one_subtree({2, 3}))
+        self.assertFalse(self.search.in_one_subtree({3, 4}))
+        self.assertFalse(self.search.in_one_subtree({1, 5}))
+
+
+class TestRequests(base.TestCase):
+
+    def search(self, groups, found, layout=LAYOUT, served=None):
+        return combine.Search(groups, found, layout, served or {}, NAMES)
+
+    def requests(self, search, limit=None):
+        return search.requests(limit, False, True, set())
+
+    def test_one_provider_with_every_class_takes_the_group_whole(self):
+        search = self.search([{'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
+                               'use_same_provider': False,
+                               'required_traits': []}],
+                             [row(10, 10, vcpu=8, disk=50),
+                              row(20, 20, vcpu=8)])
+        self.assertEqual([shapes.WholeRequest('', 10)],
+                         self.requests(search))
+        self.assertEqual({10: {'VCPU': {'capacity': 8, 'used': 0},
+                               'DISK_GB': {'capacity': 50, 'used': 0}},
+                          20: {'VCPU': {'capacity': 8, 'used': 0}}},
+                         search.known)
+
+    def test_a_spread_group_combines_the_providers_of_one_tree(self):
+        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
+                  'use_same_provider': False, 'required_traits': []}
+        # Root 1 has VCPU; its children 2 and 3 have disk: two requests.
+        search = self.search([spread], [row(1, 1, vcpu=8),
+                                         row(2, 1, disk=50),
+                                         row(3, 1, disk=50)])
+        found = self.requests(search)
+        self.assertEqual(
+            [shapes.Combination(((1, VCPU, 1), (2, DISK, 5)),
+                                (('', (1, 2)),)),
+             shapes.Combination(((1, VCPU, 1), (3, DISK, 5)),
+                                (('', (1, 3)),))],
+            found)
+        self.assertEqual(found[:1], self.requests(search, limit=1))
+
+    def test_childless_roots_the_rows_describe_are_not_options(self):
+        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
+                  'use_same_provider': False, 'required_traits': []}
+        search = self.search(
+            [spread], [row(1, 1, vcpu=8, disk=50, lone=('u1', 2, 'A,B')),
+                       row(2, 2, vcpu=8, lone=('u2', 2, None))],
+            layout=LONE_LAYOUT)
+        self.assertEqual({1: ('u1', 2, 'A,B'), 2: ('u2', 2, None)},
+                         search.lone)
+        # Root 2 lacks disk: no request, and no per-class option either.
+        self.assertEqual({}, search.options[0][VCPU])
+        self.assertEqual([shapes.WholeRequest('', 1)],
+                         self.requests(search))
+        self.assertEqual(['A', 'B'],
+                         rows.LoneRoot._make(search.lone[1]).trait_list())
+
+    def test_a_sharing_provider_serves_the_roots_it_shares_with(self):
+        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
+                  'use_same_provider': False, 'required_traits': []}
+        search = self.search(
+            [spread], [row(1, 1, vcpu=8), row(2, 2, vcpu=8),
+                       row(9, 9, disk=500)],
+            served={9: {1, 2, 9}})
+        found = self.requests(search)
+        self.assertEqual(
+            [((1, VCPU, 1), (9, DISK, 5)), ((2, VCPU, 1), (9, DISK, 5))],
+            [request.items for request in found])
+        self.assertEqual({1, 2, 9}, search.used_roots)
+
+    def test_two_groups_on_one_provider_must_fit_together(self):
+        first = {'suffix': '1', 'rc_amounts': {VCPU: 6},
+                 'use_same_provider': True, 'required_traits': []}
+        second = dict(first, suffix='2')
+        # Each group fits alone on provider 1 (8 VCPU), not both.
+        search = self.search([first, second],
+                             [row(1, 1, vcpu=8, grp=0),
+                              row(1, 1, vcpu=8, grp=1),
+                              row(2, 1, vcpu=8, grp=0),
+                              row(2, 1, vcpu=8, grp=1)])
+        found = self.requests(search)
+        self.assertEqual([(('1', (1,)), ('2', (2,))),
+                          (('1', (2,)), ('2', (1,)))],
+                         [request.mappings for request in found])

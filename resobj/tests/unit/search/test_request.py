@@ -1,0 +1,61 @@
+"""The request's shape and bound values."""
+
+from resobj.search import request
+from resobj.tests import base
+
+
+def spec(suffix='', resources=None, **kwargs):
+    found = {'suffix': suffix, 'resources': resources or {},
+             'required_traits': [], 'forbidden_traits': frozenset(),
+             'member_of': [], 'forbidden_aggs': frozenset(), 'in_tree': None,
+             'use_same_provider': bool(suffix)}
+    found.update(kwargs)
+    return found
+
+
+class TestRequest(base.TestCase):
+
+    def test_groups_with_resources_come_first(self):
+        groups = request.groups_with_ids(
+            [spec('1', required_traits=[{'A'}]),
+             spec('', {'VCPU': 2, 'DISK_GB': 5})], {'VCPU': 0, 'DISK_GB': 2})
+        self.assertEqual(['', '1'], [g['suffix'] for g in groups])
+        self.assertEqual({0: 2, 2: 5}, groups[0]['rc_amounts'])
+
+    def test_shape_names_what_the_statements_depend_on(self):
+        groups = request.groups_with_ids(
+            [spec('1', {'VCPU': 1}, required_traits=[{'A'}, {'B', 'C'}],
+                  member_of=[{'agg'}], in_tree='tree-uuid')], {'VCPU': 0})
+        shape, = request.shape(groups)
+        self.assertEqual(request.GroupShape(
+            classes=1, member_of=1, forbidden_aggs=False,
+            forbidden_traits=False, required=2, in_tree=True, single=True),
+            shape)
+        # A spread group's required traits are checked per combination.
+        spread, = request.shape([dict(groups[0], use_same_provider=False)])
+        self.assertEqual(0, spread.required)
+
+    def test_values_are_named_by_group_and_class_order(self):
+        groups = request.groups_with_ids(
+            [spec('', {'VCPU': 2, 'DISK_GB': 5},
+                  forbidden_traits=frozenset({'X'}), in_tree='t')],
+            {'VCPU': 7, 'DISK_GB': 3})
+        self.assertEqual(
+            {'rc_0_0': 3, 'amount_0_0': 5, 'rc_0_1': 7, 'amount_0_1': 2,
+             'ftrait_0': [11], 'tree_0': 40},
+            request.params(groups, {'X': 11}, {'t': 40}))
+
+    def test_root_filter(self):
+        found = request.SearchRequest(
+            request.groups_with_ids([spec('', {'VCPU': 1})], {'VCPU': 0}),
+            {'A': 1, 'B': 2}, {}, {0: 'VCPU'}, {}, root_required={'A'},
+            root_forbidden={'B'})
+        self.assertEqual(request.RootFilter(True, True), found.root_filter)
+        self.assertEqual(([1], 1, [2]), (
+            found.params['root_traits'], found.params['root_trait_count'],
+            found.params['root_forbidden']))
+
+    def test_a_limit_past_what_binds_is_no_limit(self):
+        self.assertIsNone(request.bounded_limit(request.MAX_LIMIT + 1))
+        self.assertEqual(50, request.bounded_limit(50))
+        self.assertIsNone(request.bounded_limit(None))
