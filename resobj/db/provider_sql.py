@@ -3,7 +3,7 @@
 Plain SQLAlchemy Core expressions over the provider tables: no context,
 no session, nothing runs here. ``resobj.db.api.resource_provider``
 (provider filters), ``usage`` (capacity figures) and
-``allocation_candidate`` (the candidate search) compose them, so the
+``resobj.search`` (the candidate search's statements) compose them, so the
 capacity rule, the aggregate and trait filters and the name-to-id
 lookups are written once.
 """

@@ -2,9 +2,11 @@
 
 Plain classes, not versioned objects: a candidate list is computed for
 one caller and never crosses a process boundary, so it carries no
-version and no change tracking. The search itself is set-based SQL in
-``resobj.db.api.allocation_candidate``; this module checks the request,
-hands it over as plain values, and wraps the answer.
+version and no change tracking. The search itself is the package
+``resobj.search`` (set-based SQL run by
+``resobj.db.api.allocation_candidate``); this module builds the
+request's groups, has ``resobj.search.request`` check them, hands them
+over and wraps the answer.
 
 What is supported (every request of placement 1.39; a malformed one
 raises Invalid):
@@ -32,9 +34,9 @@ raises Invalid):
 
 from resobj.db.api import allocation_candidate as ac_db
 from resobj.db.api import candidate_explain as explain_db
-from resobj import exception
+from resobj.search import request as search_request
 
-GROUP_POLICIES = (None, 'none', 'isolate')
+GROUP_POLICIES = search_request.GROUP_POLICIES
 
 
 class RequestGroup:
@@ -80,92 +82,29 @@ class RequestGroup:
                     self.forbidden_traits or self.member_of or
                     self.forbidden_aggs or self.in_tree)
 
-    def _as_spec(self):
-        """The group as the DB API takes it, after checking it."""
-        name = repr(self.suffix) if self.suffix else 'the unsuffixed group'
-        if self._is_empty():
-            # Placement's resourceless groups (1.36) ask for traits,
-            # aggregates or a tree: a group asking for nothing at all
-            # would map any provider, which is no request.
-            raise exception.Invalid(
-                message='%s asks for nothing: no resources, traits, '
-                        'aggregates or tree' % name)
-        for rc, amount in self.resources.items():
-            if isinstance(amount, bool) or not isinstance(amount, int) or \
-                    amount < 1:
-                raise exception.Invalid(
-                    message='Amount of %s in %s must be a positive '
-                            'integer, not %r' % (rc, name, amount))
-        if any(not s for s in self.required_traits + self.member_of):
-            raise exception.Invalid(
-                message='Empty any-of set of traits or aggregates in %s'
-                        % name)
-        return {'suffix': self.suffix, 'resources': dict(self.resources),
-                'required_traits': [frozenset(s)
-                                    for s in self.required_traits],
-                'forbidden_traits': frozenset(self.forbidden_traits),
-                'member_of': [frozenset(s) for s in self.member_of],
-                'forbidden_aggs': frozenset(self.forbidden_aggs),
-                'in_tree': self.in_tree,
-                'use_same_provider': bool(self.use_same_provider)}
-
-
-def _check_subtrees(specs, same_subtree):
-    """Invalid unless ``same_subtree`` names suffixed groups of ``specs``.
-
-    And every resourceless group is in one of its sets.
-    """
-    known = {spec['suffix'] for spec in specs}
-    named = set()
-    for suffixes in same_subtree:
-        if not suffixes or '' in suffixes:
-            raise exception.Invalid(
-                message='same_subtree names suffixed groups only: %r'
-                        % suffixes)
-        unknown = sorted(set(suffixes) - known)
-        if unknown:
-            raise exception.Invalid(
-                message='same_subtree names groups the request does not '
-                        'have: %s' % ', '.join(unknown))
-        named.update(suffixes)
-    unnamed = sorted(spec['suffix'] for spec in specs
-                     if not spec['resources'] and spec['suffix'] not in named)
-    if unnamed:
-        raise exception.Invalid(
-            message='Resourceless groups must be named in a same_subtree: '
-                    '%s' % ', '.join(unnamed))
+    def _as_group(self):
+        """The group as the search takes it, checked."""
+        return search_request.group(
+            self.suffix, self.resources, self.required_traits,
+            self.forbidden_traits, self.member_of, self.forbidden_aggs,
+            self.in_tree, self.use_same_provider)
 
 
 def _checked(groups, group_policy, root_required, root_forbidden,
              same_subtree):
-    """(specs, root_required, root_forbidden, same_subtree), checked.
+    """(groups, root_required, root_forbidden, same_subtree), checked.
 
-    Invalid for a request the search cannot take (see get_by_requests).
+    Invalid for a request the search cannot take (see get_by_requests);
+    an empty unsuffixed group is no group.
     """
-    if group_policy not in GROUP_POLICIES:
-        raise exception.Invalid(
-            message='group_policy must be none or isolate, not %r'
-                    % group_policy)
-    root_required = frozenset(root_required or ())
-    root_forbidden = frozenset(root_forbidden or ())
-    both = root_required & root_forbidden
-    if both:
-        raise exception.Invalid(
-            message='Traits both required and forbidden on the root: %s'
-                    % ', '.join(sorted(both)))
     groups = list(groups)
-    suffixes = [group.suffix for group in groups]
-    if len(set(suffixes)) != len(suffixes):
-        raise exception.Invalid(
-            message='Request group suffixes repeat: %s' % suffixes)
-    specs = [group._as_spec() for group in groups
+    root_required, root_forbidden = search_request.checked_arguments(
+        [group.suffix for group in groups], group_policy, root_required,
+        root_forbidden)
+    specs = [group._as_group() for group in groups
              if group.suffix or not group._is_empty()]
-    if not any(spec['resources'] for spec in specs):
-        raise exception.Invalid(
-            message='An allocation candidate request needs resources')
-    same_subtree = [list(suffixes) for suffixes in same_subtree or ()]
-    _check_subtrees(specs, same_subtree)
-    return specs, root_required, root_forbidden, same_subtree
+    return (specs, root_required, root_forbidden,
+            search_request.checked_subtrees(specs, same_subtree))
 
 
 class AllocationRequest:
@@ -293,10 +232,7 @@ class AllocationCandidates:
         specs, root_required, root_forbidden, same_subtree = _checked(
             groups, group_policy, root_required, root_forbidden,
             same_subtree)
-        if limit is not None and (isinstance(limit, bool) or
-                                  not isinstance(limit, int) or limit < 1):
-            raise exception.Invalid(
-                message='limit must be a positive integer, not %r' % limit)
+        search_request.check_limit(limit)
         found = ac_db.get_candidates(context, specs, limit=limit,
                                      group_policy=group_policy,
                                      allow_nested=allow_nested,

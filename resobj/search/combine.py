@@ -71,9 +71,9 @@ class Search:
         self.max_unit = {}
         keep_max_unit = len(groups) > 1
         # Per group: {rc_id: {anchor root id: [rp_id, ...]}}.
-        self.options = [{rc_id: {} for rc_id in group['rc_amounts']}
+        self.options = [{rc_id: {} for rc_id in group.rc_amounts}
                         for group in groups]
-        self.amounts = [sorted(group['rc_amounts'].items())
+        self.amounts = [sorted(group.rc_amounts.items())
                         for group in groups]
         # Per group: the options of each class, in the order of amounts.
         self.option_lists = [[self.options[grp][rc_id] for rc_id, _a in a]
@@ -104,7 +104,7 @@ class Search:
         self.alone = alone = {}
         group = groups[0]
         alone_ok = len(groups) == 1 and not served and (
-            group['use_same_provider'] or not group['required_traits'])
+            group.use_same_provider or not group.required_traits)
         whole = len(slots[0])
         for row in rows:
             rp_id, root_id = row[at_provider], row[at_root]
@@ -155,9 +155,9 @@ class Search:
         traits in SQL: nothing is left to check for it here.
         """
         self.required = [
-            [] if group['use_same_provider'] else
+            [] if group.use_same_provider else
             [frozenset(trait_ids[n] for n in any_of)
-             for any_of in group['required_traits']]
+             for any_of in group.required_traits]
             for group in self.groups]
         self.links = links
 
@@ -184,7 +184,7 @@ class Search:
                   for by_anchor in self.option_lists[index]]
         if None in chosen:
             return ()
-        same = self.groups[index]['use_same_provider']
+        same = self.groups[index].use_same_provider
         if all(len(options) == 1 for options in chosen):
             # One provider per class (every flat cloud): one way at most.
             chosen = [options[0] for options in chosen]
@@ -235,7 +235,7 @@ class Search:
             if isolate:
                 single = [part.providers[0] for group, part in
                           zip(self.groups, parts)
-                          if group['use_same_provider']]
+                          if group.use_same_provider]
                 if len(set(single)) != len(single):
                     return None
             if self.subtrees and not all(
@@ -264,7 +264,7 @@ class Search:
             used = {rp for rp, _rc, _amount in items}
             if len({self.root[rp] for rp in used}) != len(used):
                 return None
-        return items, tuple((group['suffix'], part.providers)
+        return items, tuple((group.suffix, part.providers)
                             for group, part in zip(self.groups, parts))
 
     def in_one_subtree(self, providers):
@@ -317,7 +317,7 @@ class Search:
         whole = (len(self.groups) == 1 and not dedup and
                  not self.required[0])
         if whole:
-            options, suffix = self.option_lists[0], self.groups[0]['suffix']
+            options, suffix = self.option_lists[0], self.groups[0].suffix
             alone = self.alone
         for anchor in self.anchors():
             if whole:

@@ -1,12 +1,9 @@
 """A candidate request as the search takes it: groups, shape and values.
 
-The group specs come from ``resobj.objects.allocation_candidate``
-(checked there) as dicts: ``suffix``, ``resources`` ({class name:
-amount}), ``required_traits`` (a list of sets of names), ``forbidden_traits``,
-``member_of`` (a list of sets of aggregate uuids), ``forbidden_aggs``,
-``in_tree`` (a provider uuid or None) and ``use_same_provider``. Once
-the names are ids, :func:`groups_with_ids` adds ``rc_amounts`` ({class
-id: amount}).
+:class:`Group` is one request group, checked (:func:`group`); the
+request-wide arguments are checked with the groups by :func:`checked`.
+Once the names are ids, :func:`groups_with_ids` fills each group's
+``rc_amounts`` ({class id: amount}).
 
 A request's statements depend on its *shape* (:class:`GroupShape` per
 group, :class:`RootFilter`) and never on its values, which are bound
@@ -22,9 +19,148 @@ n-th required set, ``tree_<group>`` the root id of its ``in_tree``;
 
 import typing
 
+from resobj import exception
+
 # The largest limit bound into a LIMIT clause (a signed 32-bit int, which
 # every backend takes); a larger limit is no limit.
 MAX_LIMIT = 2147483647
+
+
+GROUP_POLICIES = (None, 'none', 'isolate')
+
+
+class Group(typing.NamedTuple):
+    """One request group, checked (see :func:`group`).
+
+    ``resources``: {class name: amount}; ``required_traits``: a list of
+    frozensets of trait names, the group's providers need one of each;
+    ``forbidden_traits``: names none of them may have; ``member_of``: a
+    list of frozensets of aggregate uuids, each provider (or its root,
+    unless ``use_same_provider``) in one of each; ``forbidden_aggs``:
+    aggregate uuids it may not be in; ``in_tree``: a provider uuid or
+    None; ``use_same_provider``: one provider takes the whole group,
+    else it may spread over one tree and the sharing providers serving
+    it. ``rc_amounts``: {class id: amount}, once the names are ids.
+    """
+
+    suffix: str
+    resources: dict
+    required_traits: list
+    forbidden_traits: frozenset
+    member_of: list
+    forbidden_aggs: frozenset
+    in_tree: typing.Optional[str]
+    use_same_provider: bool
+    rc_amounts: typing.Optional[dict] = None
+
+    def name(self):
+        return repr(self.suffix) if self.suffix else 'the unsuffixed group'
+
+
+def group(suffix='', resources=None, required_traits=(),
+          forbidden_traits=(), member_of=(), forbidden_aggs=(),
+          in_tree=None, use_same_provider=False):
+    """A checked Group; Invalid for one the search cannot take."""
+    found = Group(suffix, dict(resources or {}),
+                  [frozenset(s) for s in required_traits],
+                  frozenset(forbidden_traits),
+                  [frozenset(s) for s in member_of],
+                  frozenset(forbidden_aggs), in_tree,
+                  bool(use_same_provider))
+    if not (found.resources or found.required_traits or
+            found.forbidden_traits or found.member_of or
+            found.forbidden_aggs or found.in_tree):
+        # Placement's resourceless groups (1.36) ask for traits,
+        # aggregates or a tree: a group asking for nothing at all
+        # would map any provider, which is no request.
+        raise exception.Invalid(
+            message='%s asks for nothing: no resources, traits, '
+                    'aggregates or tree' % found.name())
+    for rc, amount in found.resources.items():
+        if isinstance(amount, bool) or not isinstance(amount, int) or \
+                amount < 1:
+            raise exception.Invalid(
+                message='Amount of %s in %s must be a positive '
+                        'integer, not %r' % (rc, found.name(), amount))
+    if any(not s for s in found.required_traits + found.member_of):
+        raise exception.Invalid(
+            message='Empty any-of set of traits or aggregates in %s'
+                    % found.name())
+    return found
+
+
+def _check_subtrees(groups, same_subtree):
+    """Invalid unless ``same_subtree`` names suffixed groups of ``groups``.
+
+    And every resourceless group is in one of its sets.
+    """
+    known = {g.suffix for g in groups}
+    named = set()
+    for suffixes in same_subtree:
+        if not suffixes or '' in suffixes:
+            raise exception.Invalid(
+                message='same_subtree names suffixed groups only: %r'
+                        % suffixes)
+        unknown = sorted(set(suffixes) - known)
+        if unknown:
+            raise exception.Invalid(
+                message='same_subtree names groups the request does not '
+                        'have: %s' % ', '.join(unknown))
+        named.update(suffixes)
+    unnamed = sorted(g.suffix for g in groups
+                     if not g.resources and g.suffix not in named)
+    if unnamed:
+        raise exception.Invalid(
+            message='Resourceless groups must be named in a same_subtree: '
+                    '%s' % ', '.join(unnamed))
+
+
+def checked_arguments(suffixes, group_policy, root_required,
+                      root_forbidden):
+    """(root_required, root_forbidden) of a request, checked.
+
+    ``suffixes``: those of every group asked for. Invalid for a
+    ``group_policy``, ``root_required`` or suffixes the search cannot
+    take.
+    """
+    if group_policy not in GROUP_POLICIES:
+        raise exception.Invalid(
+            message='group_policy must be none or isolate, not %r'
+                    % group_policy)
+    root_required = frozenset(root_required or ())
+    root_forbidden = frozenset(root_forbidden or ())
+    both = root_required & root_forbidden
+    if both:
+        raise exception.Invalid(
+            message='Traits both required and forbidden on the root: %s'
+                    % ', '.join(sorted(both)))
+    if len(set(suffixes)) != len(suffixes):
+        raise exception.Invalid(
+            message='Request group suffixes repeat: %s' % list(suffixes))
+    return root_required, root_forbidden
+
+
+def checked_subtrees(groups, same_subtree):
+    """``same_subtree`` as lists, checked against the Groups ``groups``.
+
+    Invalid unless some group asks for resources, ``same_subtree`` names
+    suffixed groups of the request, and every resourceless group is in
+    one of its sets.
+    """
+    if not any(g.resources for g in groups):
+        raise exception.Invalid(
+            message='An allocation candidate request needs resources')
+    same_subtree = [list(names) for names in same_subtree or ()]
+    _check_subtrees(groups, same_subtree)
+    return same_subtree
+
+
+def check_limit(limit):
+    """Invalid unless ``limit`` is None or a positive integer."""
+    if limit is not None and (isinstance(limit, bool) or
+                              not isinstance(limit, int) or limit < 1):
+        raise exception.Invalid(
+            message='limit must be a positive integer, not %r' % limit)
 
 
 class GroupShape(typing.NamedTuple):
@@ -51,14 +187,14 @@ def shape(groups):
     """The statements' shape of ``groups``: a tuple of GroupShape."""
     return tuple(
         GroupShape(
-            classes=len(group['rc_amounts']),
-            member_of=len(group['member_of']),
-            forbidden_aggs=bool(group['forbidden_aggs']),
-            forbidden_traits=bool(group['forbidden_traits']),
-            required=(len(group['required_traits'])
-                      if group['use_same_provider'] else 0),
-            in_tree=group['in_tree'] is not None,
-            single=bool(group['use_same_provider']))
+            classes=len(group.rc_amounts),
+            member_of=len(group.member_of),
+            forbidden_aggs=bool(group.forbidden_aggs),
+            forbidden_traits=bool(group.forbidden_traits),
+            required=(len(group.required_traits)
+                      if group.use_same_provider else 0),
+            in_tree=group.in_tree is not None,
+            single=bool(group.use_same_provider))
         for group in groups)
 
 
@@ -67,22 +203,22 @@ def params(groups, trait_ids, tree_roots):
     values = {}
     for i, group in enumerate(groups):
         for n, (rc_id, amount) in enumerate(
-                sorted(group['rc_amounts'].items())):
+                sorted(group.rc_amounts.items())):
             values['rc_%d_%d' % (i, n)] = rc_id
             values['amount_%d_%d' % (i, n)] = amount
-        for n, any_of in enumerate(group['member_of']):
+        for n, any_of in enumerate(group.member_of):
             values['agg_%d_%d' % (i, n)] = sorted(any_of)
-        if group['forbidden_aggs']:
-            values['fagg_%d' % i] = sorted(group['forbidden_aggs'])
-        if group['forbidden_traits']:
+        if group.forbidden_aggs:
+            values['fagg_%d' % i] = sorted(group.forbidden_aggs)
+        if group.forbidden_traits:
             values['ftrait_%d' % i] = sorted(
-                trait_ids[name] for name in group['forbidden_traits'])
-        if group['use_same_provider']:
-            for n, any_of in enumerate(group['required_traits']):
+                trait_ids[name] for name in group.forbidden_traits)
+        if group.use_same_provider:
+            for n, any_of in enumerate(group.required_traits):
                 values['rtrait_%d_%d' % (i, n)] = sorted(
                     trait_ids[name] for name in any_of)
-        if group['in_tree'] is not None:
-            values['tree_%d' % i] = tree_roots[group['in_tree']]
+        if group.in_tree is not None:
+            values['tree_%d' % i] = tree_roots[group.in_tree]
     return values
 
 
@@ -99,13 +235,13 @@ def root_params(required, forbidden):
 
 def class_names(groups):
     """Every class name the groups ask for."""
-    return set().union(*(group['resources'] for group in groups))
+    return set().union(*(group.resources for group in groups))
 
 
 def trait_names(groups, root_required=(), root_forbidden=()):
     """Every trait name the groups and ``root_required`` name."""
     return set(root_required).union(root_forbidden, *(
-        set(group['forbidden_traits']).union(*group['required_traits'])
+        set(group.forbidden_traits).union(*group.required_traits)
         for group in groups))
 
 
@@ -116,11 +252,11 @@ def groups_with_ids(groups, rc_ids):
     resourceless ones, the order of :class:`resobj.search.combine.Search`'s
     groups.
     """
-    groups = [dict(group, rc_amounts={rc_ids[name]: amount for name, amount
-                                      in group['resources'].items()})
-              for group in groups]
-    return ([g for g in groups if g['resources']] +
-            [g for g in groups if not g['resources']])
+    groups = [g._replace(rc_amounts={rc_ids[name]: amount for name, amount
+                                     in g.resources.items()})
+              for g in groups]
+    return ([g for g in groups if g.resources] +
+            [g for g in groups if not g.resources])
 
 
 def bounded_limit(limit):
@@ -163,8 +299,8 @@ class SearchRequest:
     def spread_traits(self):
         """Trait ids the spread groups require (checked per combination)."""
         return {self.trait_ids[name] for g in self.groups
-                if not g['use_same_provider']
-                for any_of in g['required_traits'] for name in any_of}
+                if not g.use_same_provider
+                for any_of in g.required_traits for name in any_of}
 
     def served_roots(self):
         """Every root a sharing provider serves."""

@@ -12,7 +12,7 @@ the trees the requests use. The statements come from
 rows go to :class:`resobj.search.combine.Search`, which combines them in
 Python per tree root, stopping at ``limit``.
 
-Group specs are plain dicts (see :func:`get_candidates`); results are
+Groups are :class:`resobj.search.request.Group` tuples; results are
 plain dicts, lists and tuples of uuids and names.
 """
 
@@ -353,11 +353,11 @@ def _request(context, groups, root_required, root_forbidden, same_subtree):
     rc_ids, trait_ids, served = _names_and_sharing(
         context, search_request.class_names(groups),
         search_request.trait_names(groups, root_required, root_forbidden))
-    tree_roots = _tree_roots(context, {g['in_tree'] for g in groups
-                                       if g['in_tree'] is not None})
+    tree_roots = _tree_roots(context, {g.in_tree for g in groups
+                                       if g.in_tree is not None})
     groups = search_request.groups_with_ids(groups, rc_ids)
-    resourced = [g for g in groups if g['resources']]
-    index = {g['suffix']: n for n, g in enumerate(groups)}
+    resourced = [g for g in groups if g.resources]
+    index = {g.suffix: n for n, g in enumerate(groups)}
     return search_request.SearchRequest(
         resourced, trait_ids, tree_roots,
         {rc_id: name for name, rc_id in rc_ids.items()}, served,
@@ -374,16 +374,9 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                    root_forbidden=frozenset(), same_subtree=()):
     """Allocation requests that satisfy every group, and their summaries.
 
-    ``groups``: dicts with ``suffix``, ``resources`` ({class name:
-    amount}), ``required_traits`` (list of sets of names: each set needs
-    one), ``forbidden_traits``, ``member_of`` (list of sets of aggregate
-    uuids: the provider or its root in one of each; the provider itself
-    if ``use_same_provider``), ``forbidden_aggs`` (likewise),
-    ``in_tree`` (a provider uuid or None) and
-    ``use_same_provider`` (one provider takes the whole group; otherwise
-    the group may spread over one tree's providers and the sharing
-    providers serving that tree). ``group_policy='isolate'``: no two
-    use_same_provider groups on one provider. ``allow_nested=False``
+    ``groups``: :class:`resobj.search.request.Group` tuples (checked).
+    ``group_policy='isolate'``: no two use_same_provider groups on one
+    provider. ``allow_nested=False``
     drops requests using two providers of one tree (placement before
     microversion 1.29), and then summarises only the providers used.
     ``root_required`` / ``root_forbidden``: trait names the root of each
@@ -439,7 +432,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     summaries, uuids = _summaries(context, strategy, used_roots, known,
                                   lone)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
-                        in request.groups[0]['rc_amounts'].items()))
+                        in request.groups[0].rc_amounts.items()))
     found = shapes.as_returned(found, uuids, request.names, whole)
     if not allow_nested:
         # Before placement 1.29 the summaries are those of the providers
@@ -458,11 +451,11 @@ MAX_WARM_CLASSES = 4
 
 def _usual_group(rc_ids, forbidden):
     """An unsuffixed group of ``rc_ids``, 1 of each, forbidding traits."""
-    return {'suffix': '', 'required_traits': [],
-            'forbidden_traits': frozenset(forbidden), 'member_of': [],
-            'forbidden_aggs': frozenset(), 'in_tree': None,
-            'use_same_provider': False,
-            'rc_amounts': {rc_id: 1 for rc_id in rc_ids}}
+    return search_request.Group(
+        suffix='', resources={}, required_traits=[],
+        forbidden_traits=frozenset(forbidden), member_of=[],
+        forbidden_aggs=frozenset(), in_tree=None, use_same_provider=False,
+        rc_amounts={rc_id: 1 for rc_id in rc_ids})
 
 
 def _usual_requests():

@@ -66,27 +66,27 @@ def _filters(group, trait_ids, tree_root):
     required traits among the providers it uses, not on each: they are
     tested per tree (see _tree_condition), not here.
     """
-    single = group['use_same_provider']
+    single = group.use_same_provider
     steps = []
-    if group['in_tree'] is not None:
-        steps.append(('in_tree %s' % group['in_tree'],
+    if group.in_tree is not None:
+        steps.append(('in_tree %s' % group.in_tree,
                       sql.RP.c.root_provider_id == tree_root))
     if single:
-        for any_of in group['required_traits']:
+        for any_of in group.required_traits:
             steps.append(('required %s' % ' or '.join(sorted(any_of)),
                           _has_any(sql.RP.c.id,
                                    {trait_ids[n] for n in any_of})))
-    if group['forbidden_traits']:
+    if group.forbidden_traits:
         steps.append(('forbidden %s' % ', '.join(
-            sorted(group['forbidden_traits'])), ~_has_any(
-            sql.RP.c.id, {trait_ids[n] for n in group['forbidden_traits']})))
-    for any_of in group['member_of']:
+            sorted(group.forbidden_traits)), ~_has_any(
+            sql.RP.c.id, {trait_ids[n] for n in group.forbidden_traits})))
+    for any_of in group.member_of:
         steps.append(('member_of %s' % ' or '.join(sorted(any_of)),
                       sql.in_aggregates(any_of, not single)))
-    if group['forbidden_aggs']:
+    if group.forbidden_aggs:
         steps.append(('not member_of %s' % ', '.join(
-            sorted(group['forbidden_aggs'])),
-            ~sql.in_aggregates(group['forbidden_aggs'], not single)))
+            sorted(group.forbidden_aggs)),
+            ~sql.in_aggregates(group.forbidden_aggs, not single)))
     return steps
 
 
@@ -109,7 +109,7 @@ def _rooms(group, rc_ids):
     """[(step name, condition on RP)]: room for each class's amount."""
     return [('capacity for %s:%d' % (name, amount),
              sql.with_room(rc_ids[name], amount))
-            for name, amount in sorted(group['resources'].items())]
+            for name, amount in sorted(group.resources.items())]
 
 
 def _in_tree(root, *conditions):
@@ -157,7 +157,7 @@ def _tree_condition(group, root, filters, rooms, trait_ids, sharing_ids):
     caller: ``filters`` are the provider filters only.
     """
     passing = [condition for _name, condition in filters]
-    if group['use_same_provider'] or not rooms:
+    if group.use_same_provider or not rooms:
         return _somewhere(root, sharing_ids, *passing,
                           *[c for _n, c in rooms])
     conditions = [_somewhere(root, sharing_ids, *passing, condition)
@@ -173,12 +173,12 @@ def _tree_condition(group, root, filters, rooms, trait_ids, sharing_ids):
 
 def _spread_traits(group, trait_ids):
     """[(step name, condition)] of a spread group's required traits."""
-    if group['use_same_provider']:
+    if group.use_same_provider:
         return []
     return [('required %s (on one of the providers used)'
              % ' or '.join(sorted(any_of)),
              _has_any(sql.RP.c.id, {trait_ids[n] for n in any_of}))
-            for any_of in group['required_traits']]
+            for any_of in group.required_traits]
 
 
 def _count_steps(context, steps, sharing_ids=()):
@@ -225,14 +225,14 @@ def _closest(context, steps, rc_ids, group, count):
         inv.c.resource_provider_id == rp.c.id,
         inv.c.resource_class_id == rc_ids[name]).scalar_subquery()
         .label('f%d' % n)
-        for n, name in enumerate(sorted(group['resources']))]
+        for n, name in enumerate(sorted(group.resources))]
     passed = sum(flags[1:], flags[0])
     # Among those passing as many steps, the providers with inventory of
     # more of the classes first.
     stocked = sa.select(sa.func.count()).where(
         inv.c.resource_provider_id == rp.c.id,
         inv.c.resource_class_id.in_(
-            sorted(rc_ids[name] for name in group['resources']))
+            sorted(rc_ids[name] for name in group.resources))
     ).scalar_subquery()
     rows = utils.execute(context, sa.select(
         rp.c.uuid, rp.c.name,
@@ -247,7 +247,7 @@ def _closest(context, steps, rc_ids, group, count):
             'failed': [name for n, (name, _c) in enumerate(steps)
                        if not values['s%d' % n]],
             'free': {name: int(values['f%d' % n])
-                     for n, name in enumerate(sorted(group['resources']))
+                     for n, name in enumerate(sorted(group.resources))
                      if values['f%d' % n] is not None}})
     return found
 
@@ -282,16 +282,16 @@ def explain(context, groups, root_required=frozenset(),
     'candidates': how many the search finds}. Unknown class, trait or
     in_tree names are steps no provider passes, not errors.
     """
-    class_names = set().union(*(g['resources'] for g in groups))
+    class_names = set().union(*(g.resources for g in groups))
     trait_names = set(root_required).union(root_forbidden, *(
-        set(g['forbidden_traits']).union(*g['required_traits'])
+        set(g.forbidden_traits).union(*g.required_traits)
         for g in groups))
     rc_ids = _ids(context, RC, class_names)
     trait_ids = _ids(context, TRAIT, trait_names | {sql.SHARING_TRAIT})
     unknown = (_unknown('resource class', class_names, rc_ids) +
                _unknown('trait', trait_names, trait_ids))
-    trees = {g['in_tree']: _root_of(context, g['in_tree'])
-             for g in groups if g['in_tree'] is not None}
+    trees = {g.in_tree: _root_of(context, g.in_tree)
+             for g in groups if g.in_tree is not None}
     unknown += [{'step': 'known provider %s' % uuid, 'passing': 0}
                 for uuid, root in sorted(trees.items()) if root is None]
     if unknown:
@@ -312,7 +312,7 @@ def explain(context, groups, root_required=frozenset(),
 
     explained, every_tree = [], []
     for group in groups:
-        filters = _filters(group, trait_ids, trees.get(group['in_tree']))
+        filters = _filters(group, trait_ids, trees.get(group.in_tree))
         rooted = filters + _root_steps(trait_ids, root_required,
                                        root_forbidden)
         rooms = _rooms(group, rc_ids)
@@ -320,7 +320,7 @@ def explain(context, groups, root_required=frozenset(),
         # are cumulative. A spread group's classes may come from
         # different providers: each room is counted after the filters
         # alone.
-        cumulative = rooted + (rooms if group['use_same_provider'] else [])
+        cumulative = rooted + (rooms if group.use_same_provider else [])
 
         def tree_condition(root, group=group, filters=filters,
                            rooms=rooms):
@@ -331,7 +331,7 @@ def explain(context, groups, root_required=frozenset(),
         steps = [{'step': 'providers', 'passing': counts[0]}] + [
             {'step': name, 'passing': n}
             for (name, _c), n in zip(cumulative, counts[1:])]
-        if not group['use_same_provider'] and rooms:
+        if not group.use_same_provider and rooms:
             # Each class, and each required trait set among providers
             # with room for some class, after the filters alone.
             usable = sa.or_(*[condition for _name, condition in rooms])
@@ -345,7 +345,7 @@ def explain(context, groups, root_required=frozenset(),
         steps.append({'step': 'trees with providers for the group',
                       'passing': tree_count})
         every_tree.append(tree_condition)
-        found = {'suffix': group['suffix'], 'steps': steps,
+        found = {'suffix': group.suffix, 'steps': steps,
                  'trees': tree_count, 'sharing': sharers,
                  'first_empty': _first_empty(steps), 'closest': []}
         if found['first_empty'] is not None and found['first_empty'] != \
@@ -385,9 +385,9 @@ def explain(context, groups, root_required=frozenset(),
 def _search_count(context, groups, root_required, root_forbidden,
                   same_subtree, group_policy):
     """How many candidates the search finds (sharing providers too)."""
-    if not any(g['resources'] for g in groups):
+    if not any(g.resources for g in groups):
         return 0
-    bare = {g['suffix'] for g in groups if not g['resources']}
+    bare = {g.suffix for g in groups if not g.resources}
     if bare and not same_subtree:
         # Without same_subtree a resourceless group still takes any
         # provider passing its filters: one set with only itself.

@@ -13,7 +13,6 @@ NAME = 'mysql'
 # resobj.db.facade.configure.
 
 
-
 # Statements ----------------------------------------------------------
 #
 # How id lists are bound and which statement variants the candidate

@@ -16,7 +16,6 @@ NAME = 'postgresql'
 # resobj.db.facade.configure.
 
 
-
 # Statements ----------------------------------------------------------
 #
 # How id lists are bound and which statement variants the candidate

@@ -17,7 +17,6 @@ NAME = 'sqlite'
 # resobj.db.facade.configure.
 
 
-
 # Statements ----------------------------------------------------------
 #
 # How id lists are bound and which statement variants the candidate

@@ -52,7 +52,8 @@ def inventories(ids):
     inv = sql.INV
     return (sa.select(inv.c.resource_provider_id, cl.RC.c.name,
                       sql.capacity(), inv.c.used)
-            .select_from(inv.join(cl.RC, cl.RC.c.id == inv.c.resource_class_id))
+            .select_from(inv.join(
+                cl.RC, cl.RC.c.id == inv.c.resource_class_id))
             .where(ids.contains(inv.c.resource_provider_id, 'ids')))
 
 

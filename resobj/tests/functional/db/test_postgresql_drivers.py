@@ -23,8 +23,8 @@ import sqlalchemy as sa
 
 from resobj import context
 from resobj.db.api import allocation_candidate as ac_db
-from resobj.db.backends import postgresql as pg_backend
 from resobj.db.api import resource_class as rc_db
+from resobj.db.backends import postgresql as pg_backend
 from resobj.db import facade
 from resobj.db import migration
 from resobj import exception

@@ -9,6 +9,7 @@ from resobj.db import backends
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
+from resobj.search import request as search_request
 from resobj.search.statements import rows as row_statements
 from resobj.search import strategy as search_strategy
 from resobj.tests import fixtures as resobj_fixtures
@@ -857,11 +858,9 @@ class TestWarmConnectionPrepares(CandidateTestCase):
             warmed = prepared()
             for kwargs in ({}, {'limit': 2}):
                 for forbidden in (set(), {DISABLED}):
-                    ac_db.get_candidates(context, [dict(
-                        suffix='', resources=flavor, required_traits=[],
-                        forbidden_traits=forbidden, member_of=[],
-                        forbidden_aggs=set(), in_tree=None,
-                        use_same_provider=False)], **kwargs)
+                    ac_db.get_candidates(context, [search_request.group(
+                        resources=flavor, forbidden_traits=forbidden)],
+                        **kwargs)
             return start, warmed, prepared()
 
         start, warmed, searched = prepared_by_searches(self.context)

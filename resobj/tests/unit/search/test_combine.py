@@ -1,6 +1,7 @@
 """Search: the candidate rows combined into requests, without a database."""
 
 from resobj.search import combine
+from resobj.search import request
 from resobj.search import rows
 from resobj.search import shapes
 from resobj.tests import base
@@ -16,6 +17,12 @@ LONE_LAYOUT = rows.RowLayout.of([
     'capacity_1', 'used_1', 'max_unit_1', 'uuid', 'lone', 'traits'])
 
 
+def group(amounts, suffix='', same=False):
+    return request.Group(suffix, {NAMES[rc]: n for rc, n in amounts.items()},
+                         [], frozenset(), [], frozenset(), None, same,
+                         rc_amounts=amounts)
+
+
 def row(rp, root, vcpu=None, disk=None, grp=0, lone=()):
     return (grp, rp, root, vcpu, 0 if vcpu else None, 16,
             disk, 0 if disk else None, 100) + tuple(lone)
@@ -26,9 +33,8 @@ class TestInOneSubtree(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        spread = {'suffix': '', 'rc_amounts': {VCPU: 1},
-                  'use_same_provider': False, 'required_traits': []}
-        self.search = combine.Search([spread], [], LAYOUT, {}, NAMES)
+        self.search = combine.Search([group({VCPU: 1})], [], LAYOUT, {},
+                                     NAMES)
         # 1 is the root; 2 and 3 its children; 4 under 2; 5 a root.
         self.search.parent = {1: None, 2: 1, 3: 1, 4: 2, 5: None}
 
@@ -54,9 +60,7 @@ class TestRequests(base.TestCase):
         return search.requests(limit, False, True, set())
 
     def test_one_provider_with_every_class_takes_the_group_whole(self):
-        search = self.search([{'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
-                               'use_same_provider': False,
-                               'required_traits': []}],
+        search = self.search([group({VCPU: 1, DISK: 5})],
                              [row(10, 10, vcpu=8, disk=50),
                               row(20, 20, vcpu=8)])
         self.assertEqual([shapes.WholeRequest('', 10)],
@@ -67,12 +71,10 @@ class TestRequests(base.TestCase):
                          search.known)
 
     def test_a_spread_group_combines_the_providers_of_one_tree(self):
-        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
-                  'use_same_provider': False, 'required_traits': []}
+        spread = group({VCPU: 1, DISK: 5})
         # Root 1 has VCPU; its children 2 and 3 have disk: two requests.
-        search = self.search([spread], [row(1, 1, vcpu=8),
-                                         row(2, 1, disk=50),
-                                         row(3, 1, disk=50)])
+        search = self.search([spread], [
+            row(1, 1, vcpu=8), row(2, 1, disk=50), row(3, 1, disk=50)])
         found = self.requests(search)
         self.assertEqual(
             [shapes.Combination(((1, VCPU, 1), (2, DISK, 5)),
@@ -83,8 +85,7 @@ class TestRequests(base.TestCase):
         self.assertEqual(found[:1], self.requests(search, limit=1))
 
     def test_childless_roots_the_rows_describe_are_not_options(self):
-        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
-                  'use_same_provider': False, 'required_traits': []}
+        spread = group({VCPU: 1, DISK: 5})
         search = self.search(
             [spread], [row(1, 1, vcpu=8, disk=50, lone=('u1', 2, 'A,B')),
                        row(2, 2, vcpu=8, lone=('u2', 2, None))],
@@ -99,8 +100,7 @@ class TestRequests(base.TestCase):
                          rows.LoneRoot._make(search.lone[1]).trait_list())
 
     def test_a_sharing_provider_serves_the_roots_it_shares_with(self):
-        spread = {'suffix': '', 'rc_amounts': {VCPU: 1, DISK: 5},
-                  'use_same_provider': False, 'required_traits': []}
+        spread = group({VCPU: 1, DISK: 5})
         search = self.search(
             [spread], [row(1, 1, vcpu=8), row(2, 2, vcpu=8),
                        row(9, 9, disk=500)],
@@ -112,9 +112,8 @@ class TestRequests(base.TestCase):
         self.assertEqual({1, 2, 9}, search.used_roots)
 
     def test_two_groups_on_one_provider_must_fit_together(self):
-        first = {'suffix': '1', 'rc_amounts': {VCPU: 6},
-                 'use_same_provider': True, 'required_traits': []}
-        second = dict(first, suffix='2')
+        first = group({VCPU: 6}, suffix='1', same=True)
+        second = first._replace(suffix='2')
         # Each group fits alone on provider 1 (8 VCPU), not both.
         search = self.search([first, second],
                              [row(1, 1, vcpu=8, grp=0),

@@ -1,16 +1,13 @@
 """The request's shape and bound values."""
 
+from resobj import exception
 from resobj.search import request
 from resobj.tests import base
 
 
 def spec(suffix='', resources=None, **kwargs):
-    found = {'suffix': suffix, 'resources': resources or {},
-             'required_traits': [], 'forbidden_traits': frozenset(),
-             'member_of': [], 'forbidden_aggs': frozenset(), 'in_tree': None,
-             'use_same_provider': bool(suffix)}
-    found.update(kwargs)
-    return found
+    return request.group(suffix, resources,
+                         use_same_provider=bool(suffix), **kwargs)
 
 
 class TestRequest(base.TestCase):
@@ -19,8 +16,8 @@ class TestRequest(base.TestCase):
         groups = request.groups_with_ids(
             [spec('1', required_traits=[{'A'}]),
              spec('', {'VCPU': 2, 'DISK_GB': 5})], {'VCPU': 0, 'DISK_GB': 2})
-        self.assertEqual(['', '1'], [g['suffix'] for g in groups])
-        self.assertEqual({0: 2, 2: 5}, groups[0]['rc_amounts'])
+        self.assertEqual(['', '1'], [g.suffix for g in groups])
+        self.assertEqual({0: 2, 2: 5}, groups[0].rc_amounts)
 
     def test_shape_names_what_the_statements_depend_on(self):
         groups = request.groups_with_ids(
@@ -32,13 +29,13 @@ class TestRequest(base.TestCase):
             forbidden_traits=False, required=2, in_tree=True, single=True),
             shape)
         # A spread group's required traits are checked per combination.
-        spread, = request.shape([dict(groups[0], use_same_provider=False)])
+        spread, = request.shape([groups[0]._replace(use_same_provider=False)])
         self.assertEqual(0, spread.required)
 
     def test_values_are_named_by_group_and_class_order(self):
         groups = request.groups_with_ids(
             [spec('', {'VCPU': 2, 'DISK_GB': 5},
-                  forbidden_traits=frozenset({'X'}), in_tree='t')],
+                  forbidden_traits={'X'}, in_tree='t')],
             {'VCPU': 7, 'DISK_GB': 3})
         self.assertEqual(
             {'rc_0_0': 3, 'amount_0_0': 5, 'rc_0_1': 7, 'amount_0_1': 2,
@@ -59,3 +56,33 @@ class TestRequest(base.TestCase):
         self.assertIsNone(request.bounded_limit(request.MAX_LIMIT + 1))
         self.assertEqual(50, request.bounded_limit(50))
         self.assertIsNone(request.bounded_limit(None))
+
+
+class TestChecks(base.TestCase):
+
+    def test_a_group_asking_for_nothing_is_invalid(self):
+        self.assertRaises(exception.Invalid, request.group, '1')
+
+    def test_amounts_are_positive_integers(self):
+        for amount in (0, -1, True, 1.5):
+            self.assertRaises(exception.Invalid, request.group, '',
+                              {'VCPU': amount})
+
+    def test_resourceless_groups_need_a_same_subtree(self):
+        groups = [spec('', {'VCPU': 1}), spec('1', required_traits=[{'A'}])]
+        self.assertRaises(exception.Invalid, request.checked_subtrees,
+                          groups, [])
+        self.assertEqual([['1']], request.checked_subtrees(groups, [('1',)]))
+        self.assertRaises(exception.Invalid, request.checked_subtrees,
+                          groups, [('1', '2')])
+
+    def test_request_arguments(self):
+        self.assertRaises(exception.Invalid, request.checked_arguments,
+                          ['', '1', '1'], None, (), ())
+        self.assertRaises(exception.Invalid, request.checked_arguments,
+                          [''], 'spread', (), ())
+        self.assertRaises(exception.Invalid, request.checked_arguments,
+                          [''], None, {'A'}, {'A'})
+        self.assertEqual((frozenset({'A'}), frozenset()),
+                         request.checked_arguments([''], 'isolate', ['A'],
+                                                   None))
