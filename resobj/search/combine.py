@@ -82,7 +82,7 @@ class Search:
         self.columns = [tuple(zip(*amounts)) for amounts in self.amounts]
         # Per group, per class: where its capacity, usage and max_unit
         # are in a row, its class id, name and options.
-        slots = [[(layout.slots[n], rc_id, names[rc_id],
+        slots = [[(*layout.slots[n], rc_id, names[rc_id],
                    self.options[grp][rc_id])
                   for n, (rc_id, _amount) in enumerate(amounts)]
                  for grp, amounts in enumerate(self.amounts)]
@@ -116,11 +116,12 @@ class Search:
             if is_lone:
                 lone[rp_id] = row[lone_at:lone_end]
             group_slots = slots[row[at_group]]
-            for slot, _rc_id, name, _options in group_slots:
-                capacity = row[slot.capacity]
+            for capacity_at, used_at, _max_unit_at, _rc_id, name, \
+                    _options in group_slots:
+                capacity = row[capacity_at]
                 if capacity is not None:
                     classes[name] = {'capacity': capacity,
-                                     'used': row[slot.used]}
+                                     'used': row[used_at]}
             # A root that takes the group alone, or gives no request,
             # needs its figures only (every root of a flat cloud).
             if is_lone and alone_ok:
@@ -131,11 +132,12 @@ class Search:
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
             anchors = served.get(rp_id, ()) if served else ()
-            for slot, rc_id, name, by_anchor in group_slots:
-                if row[slot.capacity] is None:
+            for capacity_at, _used_at, max_unit_at, rc_id, _name, \
+                    by_anchor in group_slots:
+                if row[capacity_at] is None:
                     continue
                 if keep_max_unit:
-                    max_units[rp_id, rc_id] = row[slot.max_unit]
+                    max_units[rp_id, rc_id] = row[max_unit_at]
                 if home:
                     _add(by_anchor, root_id, rp_id)
                 for anchor in anchors:
@@ -319,10 +321,13 @@ class Search:
         if whole:
             options, suffix = self.option_lists[0], self.groups[0].suffix
             alone = self.alone
+            # A flat cloud gives a WholeRequest per root: built straight
+            # from its tuple, without a call of the generated __new__.
+            new, whole_request = tuple.__new__, shapes.WholeRequest
         for anchor in self.anchors():
             if whole:
                 if anchor in alone:
-                    found.append(shapes.WholeRequest(suffix, anchor))
+                    found.append(new(whole_request, (suffix, anchor)))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break
@@ -330,7 +335,7 @@ class Search:
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
                 if len(first) == 1 and chosen.count(first) == len(chosen):
-                    found.append(shapes.WholeRequest(suffix, first[0]))
+                    found.append(new(whole_request, (suffix, first[0])))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
                         break

@@ -30,12 +30,6 @@ class Combination(typing.NamedTuple):
     mappings: tuple
 
 
-def summary(resources, traits, parent_uuid, root_uuid):
-    return {'resources': resources, 'traits': traits,
-            'parent_provider_uuid': parent_uuid,
-            'root_provider_uuid': root_uuid}
-
-
 def as_returned(found, uuid, names, whole):
     """The requests ``found`` with uuids and class names.
 

@@ -222,9 +222,10 @@ def _summaries(context, strategy, root_ids, known, lone):
             rest.append(root_id)
             continue
         uuids[root_id] = uuid
-        summaries[uuid] = shapes.summary(
-            resources, sorted(traits.split(',')) if traits else [],
-            None, uuid)
+        summaries[uuid] = {
+            'resources': resources,
+            'traits': sorted(traits.split(',')) if traits else [],
+            'parent_provider_uuid': None, 'root_provider_uuid': uuid}
     if not rest:
         return summaries, uuids
     id_list, roots = _id_set(strategy, rest)
@@ -243,9 +244,10 @@ def _summaries(context, strategy, root_ids, known, lone):
         names = row.names if with_traits else None
         traits_of[row.id] = traits = (
             sorted(names.split(',')) if names else [])
-        summaries[row.uuid] = shapes.summary(
-            resources, traits, uuids.get(row.parent_provider_id),
-            uuids[row.root_provider_id])
+        summaries[row.uuid] = {
+            'resources': resources, 'traits': traits,
+            'parent_provider_uuid': uuids.get(row.parent_provider_id),
+            'root_provider_uuid': uuids[row.root_provider_id]}
     if missing:
         read = {rp_id: {} for rp_id in missing}
         missing_ids, ids = _id_set(strategy, missing)
