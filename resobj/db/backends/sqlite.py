@@ -1,4 +1,4 @@
-"""SQLite (the embedded default): what resobj does differently on this backend."""
+"""SQLite (the embedded default): what resobj does differently on it."""
 
 import functools
 import json
