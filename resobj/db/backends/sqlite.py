@@ -133,7 +133,8 @@ def _pool_file_connections(engine):
 def _set_up_connection(dbapi_connection, record):
     # What oslo.db's connect hook does for resobj's settings: the begin
     # hooks emit BEGIN, not pysqlite (which would also commit before
-    # DDL), and foreign keys are enforced.
+    # DDL), and foreign keys are enforced. (Not its REGEXP function:
+    # resobj's SQL uses none.)
     dbapi_connection.isolation_level = None
     dbapi_connection.execute('PRAGMA foreign_keys=ON')
 
