@@ -122,6 +122,11 @@ def _pool_file_connections(engine):
     dropped a pooled connection.
     """
     old = engine.pool
+    # SQLAlchemy learns the SQLite version on an engine's first
+    # connection, through a hook of the engine's pool; oslo.db makes none
+    # when it does not test the server (max_retries 0, resobj-manage).
+    with engine.connect():
+        pass
     engine.pool = sa.create_pool_from_url(
         engine.url, poolclass=sa.pool.QueuePool, pool_use_lifo=True,
         pool_pre_ping=False, pool_size=POOL_SIZE,

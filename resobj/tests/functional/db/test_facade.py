@@ -90,6 +90,14 @@ class TestEmbeddedSQLite(base.TestCase):
         self.assertRaises(exception.StateDirectoryNotWritable,
                           facade.configure, self.conf.conf)
 
+    def test_an_engine_oslo_db_did_not_test_knows_its_version(self):
+        # With max_retries 0 (resobj-manage's default) oslo.db makes no
+        # first connection; reflection needs the version all the same.
+        self.conf.config(max_retries=0, group='database')
+        facade.configure(self.conf.conf)
+        migration.db_sync()
+        self.assertIsNotNone(facade.get_engine().dialect.server_version_info)
+
     def test_configure_after_first_use_is_refused(self):
         facade.configure(self.conf.conf)
         facade.get_engine()
