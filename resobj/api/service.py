@@ -14,6 +14,7 @@ from resobj import context as resobj_context
 from resobj.db.api import allocation_candidate as allocation_candidate_db
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj import exception
@@ -68,7 +69,7 @@ def prepare_database(conf):
     except exception.DatabaseUnavailable as exc:
         # resobj-api prints it as its one line of error.
         raise exception.DatabaseUnavailable(
-            facade.explain_unavailable(conf, exc), **exc.kwargs)
+            connection_url.explain_unavailable(conf, exc), **exc.kwargs)
     if newer is not None:
         LOG.warning('The database schema is at revision %(newer)s, which '
                     'this release (newest revision %(head)s) does not '

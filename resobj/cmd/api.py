@@ -21,6 +21,7 @@ from oslo_log import log as logging
 from resobj.api import app as api_app
 from resobj.api import service
 from resobj.conf import paths
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj import exception
 from resobj import heartbeat
@@ -154,7 +155,7 @@ def main(argv=None):
           'database %s' % (PROG, version.version_string(), conf.api.host,
                            conf.api.port, conf.api.workers,
                            conf.api.auth_strategy,
-                           facade.database_url(conf).render_as_string(
+                           connection_url.database_url(conf).render_as_string(
                                hide_password=True)),
           file=sys.stderr, flush=True)
     if overrides.daemon:

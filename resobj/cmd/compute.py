@@ -11,6 +11,7 @@ import sys
 from resobj.cmd import serve
 from resobj.compute import service
 from resobj.conductor import api as conductor_api
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj import exception
 from resobj import rpc
@@ -27,7 +28,7 @@ def main(argv=None):
         transport = rpc.get_transport(conf)
         if conf.conductor.use_local:
             facade.configure(conf)
-            where = 'database %s' % facade.database_url(
+            where = 'database %s' % connection_url.database_url(
                 conf).render_as_string(hide_password=True)
         else:
             conductor_api.use_conductor(conf, transport)

@@ -10,6 +10,7 @@ import sys
 
 from resobj.cmd import serve
 from resobj.conductor import service
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj import exception
@@ -36,7 +37,7 @@ def main(argv=None):
                      'database %s' % (
                          PROG, version.version_string(),
                          conf.conductor.topic, conf.host, revision,
-                         facade.database_url(conf).render_as_string(
+                         connection_url.database_url(conf).render_as_string(
                              hide_password=True)))
 
 

@@ -22,6 +22,7 @@ from resobj import context as resobj_context
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db.api import usage as usage_db
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
@@ -49,7 +50,7 @@ def db_sync(conf):
 
 def db_version(conf):
     head = migration.head_revision()
-    if facade.database_missing(conf):
+    if connection_url.database_missing(conf):
         # Reading the version must not create the database.
         print('empty: no database at %s (newest known: %s)'
               % (_display_url(conf), head))
@@ -106,7 +107,7 @@ def capacity(conf):
     its own lines; the providers it serves only name it, so the totals
     count it once.
     """
-    if facade.database_missing(conf):
+    if connection_url.database_missing(conf):
         # Reporting must not create the database.
         raise exception.DatabaseSchemaError(
             reason='no database at %s; run "%s db sync"'
@@ -126,7 +127,7 @@ def candidates_explain(conf):
     (or --microversion); the same checks, the same 400 texts, here one
     line on stderr.
     """
-    if facade.database_missing(conf):
+    if connection_url.database_missing(conf):
         raise exception.DatabaseSchemaError(
             reason='no database at %s; run "%s db sync"'
             % (_display_url(conf), PROG))
@@ -216,7 +217,7 @@ def _format_rows(rows):
 
 
 def _display_url(conf):
-    url = facade.database_url(conf)
+    url = connection_url.database_url(conf)
     if 'timeout' not in (conf.database.connection or ''):
         # The busy timeout resobj adds to SQLite URLs is not the user's.
         url = url.difference_update_query(['timeout'])
@@ -323,7 +324,7 @@ def main(argv=None):
         validate.check_values(conf)
         return conf.category.func(conf) or 0
     except exception.DatabaseUnavailable as exc:
-        return _fail(facade.explain_unavailable(conf, exc), conf)
+        return _fail(connection_url.explain_unavailable(conf, exc), conf)
     except exception.ResobjException as exc:
         return _fail(str(exc), conf)
     except Exception as exc:

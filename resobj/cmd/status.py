@@ -22,6 +22,7 @@ from resobj.conductor import rpcapi as conductor_rpcapi
 from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import service as service_db
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db import online_migrations
@@ -245,15 +246,16 @@ class _Command(Checks):
         try:
             validate.check_unknown_options(self.conf)
             validate.check_values(self.conf)
-            if facade.database_missing(self.conf):
+            if connection_url.database_missing(self.conf):
                 # Checking must not create the database.
+                path = connection_url.database_url(self.conf).database
                 raise exception.DatabaseSchemaError(
                     reason='no database file %s; run "resobj-manage db '
-                           'sync"' % facade.database_url(self.conf).database)
+                           'sync"' % path)
             facade.configure(self.conf)
             return super().check()
         except exception.DatabaseUnavailable as exc:
-            return _fail(facade.explain_unavailable(self.conf, exc),
+            return _fail(connection_url.explain_unavailable(self.conf, exc),
                          self.conf)
         except exception.ResobjException as exc:
             return _fail(str(exc), self.conf)

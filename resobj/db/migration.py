@@ -10,22 +10,12 @@ import alembic.config
 import alembic.migration
 import alembic.script
 import alembic.util
-import sqlalchemy as sa
 
+from resobj.db import backends
 from resobj.db import facade
 from resobj import exception
 
 SCRIPT_LOCATION = 'resobj.db:migrations'
-
-# The lock that lets one schema sync at a time change a server database.
-# Every worker of a WSGI server without a master that syncs first (e.g.
-# gunicorn without --preload) syncs as it loads; the others wait and then
-# find the schema current. PostgreSQL's lock is a 64-bit key ("resobj"
-# in ASCII), MySQL's a name.
-LOCK_KEY = 0x7265736f626a
-LOCK_NAME = 'resobj.db_sync'
-# How long a sync waits on MySQL for another one to finish.
-LOCK_WAIT_SECONDS = 600
 
 
 def _alembic_config(connection):
@@ -33,37 +23,6 @@ def _alembic_config(connection):
     config.set_main_option('script_location', SCRIPT_LOCATION)
     config.attributes['connection'] = connection
     return config
-
-
-def _lock(connection):
-    """Wait until no other schema sync runs on this database.
-
-    Begins the transaction the sync runs in. PostgreSQL's lock ends with
-    it; MySQL's (DDL commits there anyway) is released by :func:`_unlock`.
-    On SQLite the transaction itself is the lock: it begins with BEGIN
-    IMMEDIATE (see db_sync).
-    """
-    dialect = connection.dialect.name
-    if dialect == 'postgresql':
-        connection.execute(sa.text('SELECT pg_advisory_xact_lock(:key)'),
-                           {'key': LOCK_KEY})
-    elif dialect == 'mysql':
-        got = connection.execute(
-            sa.text('SELECT GET_LOCK(:name, :wait)'),
-            {'name': LOCK_NAME, 'wait': LOCK_WAIT_SECONDS}).scalar()
-        if got != 1:
-            raise exception.DatabaseSchemaError(
-                reason='another schema sync held the lock %r for over %d s'
-                       % (LOCK_NAME, LOCK_WAIT_SECONDS))
-    else:
-        connection.execute(sa.text('SELECT 1'))
-
-
-def _unlock(connection):
-    if connection.dialect.name == 'mysql':
-        connection.execute(sa.text('SELECT RELEASE_LOCK(:name)'),
-                           {'name': LOCK_NAME})
-        connection.commit()
 
 
 def _script_directory():
@@ -107,12 +66,18 @@ def db_sync(engine=None, revision='head', newer_ok=False):
     """
     with facade.translate_errors():
         engine = engine or facade.get_engine()
-        # On SQLite the sync's transaction takes the write lock at BEGIN.
-        # A deferred one would read the version, then fail at once with
-        # "database is locked" on its first write if another sync had
-        # written meanwhile; this way the second one waits (busy timeout).
+        backend = backends.for_dialect(engine.dialect.name)
+        # One sync at a time on a database: every worker of a WSGI server
+        # without a master that syncs first (e.g. gunicorn without
+        # --preload) syncs as it loads; the others wait for the lock (it
+        # begins the sync's transaction) and then find the schema
+        # current. On SQLite the transaction itself is the lock: under
+        # writing() it takes the write lock at BEGIN. A deferred one would
+        # read the version, then fail at once with "database is locked"
+        # on its first write if another sync had written meanwhile; this
+        # way the second one waits (busy timeout).
         with facade.writing(), engine.connect() as connection:
-            _lock(connection)
+            backend.lock_schema(connection)
             try:
                 if newer_ok:
                     # Read under the lock: a newer release's sync may
@@ -130,7 +95,7 @@ def db_sync(engine=None, revision='head', newer_ok=False):
                 # Nothing to undo after the commit; after an error, the
                 # rollback lets the MySQL lock be released.
                 connection.rollback()
-                _unlock(connection)
+                backend.unlock_schema(connection)
 
 
 def db_version(engine=None):

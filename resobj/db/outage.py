@@ -1,15 +1,14 @@
 """Bounded waits on a database server that stalls or goes away.
 
-Three pieces, all set up per engine by the facade:
+The backends (:mod:`resobj.db.backends`) set these up per engine:
 
-* **Connection settings** (:func:`url_settings`): the drivers' connect
-  timeout, and on PyMySQL read and write timeouts, so that no socket
+* **Connection settings**: the drivers' connect timeout, and on PyMySQL
+  read and write timeouts of :func:`stall_seconds`, so that no socket
   wait of the driver lasts forever.
-* **Server-side statement timeout** (:func:`limit_statements`):
-  PostgreSQL's ``statement_timeout`` and MariaDB's
-  ``max_statement_time`` (MySQL's ``max_execution_time``, reads only)
-  on every connection, so that a slow statement is cancelled by the
-  server itself.
+* **Server-side statement timeout**: PostgreSQL's ``statement_timeout``
+  and MariaDB's ``max_statement_time`` (MySQL's ``max_execution_time``,
+  reads only) on every connection, so that a slow statement is
+  cancelled by the server itself.
 * **A stall watchdog** (:class:`Watchdog`) for the PostgreSQL drivers,
   which have no read timeout: a connection that waits on the server
   longer than ``stall_seconds`` has its socket shut down, the driver
@@ -43,58 +42,6 @@ def stall_seconds(conf):
     if not conf.database.statement_timeout:
         return None
     return conf.database.statement_timeout + conf.database.connect_timeout
-
-
-def url_settings(conf, backend, query):
-    """The URL query settings ``backend``'s driver needs for bounded waits.
-
-    Settings ``query`` (the configured URL's) already has are kept.
-    """
-    settings = {'connect_timeout': str(conf.database.connect_timeout)}
-    if backend in ('mysql', 'mariadb'):
-        stall = stall_seconds(conf)
-        if stall is not None:
-            # PyMySQL's socket timeouts: a stalled link fails with
-            # "Lost connection" instead of waiting forever.
-            settings['read_timeout'] = str(stall)
-            settings['write_timeout'] = str(stall)
-    elif backend != 'postgresql':
-        return {}
-    return {key: value for key, value in settings.items()
-            if key not in query}
-
-
-def limit_statements(engine, seconds):
-    """The server cancels every statement of ``engine`` after ``seconds``.
-
-    Set once per connection, when it is made (a session setting that
-    commits and rollbacks keep).
-    """
-    if not seconds:
-        return
-    if engine.dialect.name == 'postgresql':
-        def statements(cursor):
-            return ['SET statement_timeout = %d' % (seconds * 1000)]
-    elif engine.dialect.name == 'mysql':
-        def statements(cursor):
-            cursor.execute('SELECT VERSION()')
-            if 'mariadb' in cursor.fetchone()[0].lower():
-                return ['SET SESSION max_statement_time = %d' % seconds]
-            # MySQL bounds only SELECTs; read_timeout bounds the rest.
-            return ['SET SESSION max_execution_time = %d'
-                    % (seconds * 1000)]
-    else:
-        return
-
-    @sa.event.listens_for(engine, 'connect')
-    def _set_statement_timeout(dbapi_connection, record):
-        cursor = dbapi_connection.cursor()
-        try:
-            for statement in statements(cursor):
-                cursor.execute(statement)
-        finally:
-            cursor.close()
-        dbapi_connection.commit()
 
 
 def _call(ref, method):

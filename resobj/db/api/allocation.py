@@ -50,6 +50,7 @@ from sqlalchemy.dialects import postgresql
 
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import utils
+from resobj.db import backends
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
@@ -350,7 +351,7 @@ def _insert_and_bump(conn, providers, rows):
     seen = sorted((rp_id, gen) for rp_id, (_, gen) in providers.items())
     if not seen:
         return {}
-    if rows and conn.dialect.name == 'postgresql':
+    if rows and backends.for_dialect(conn.dialect.name).WRITES_IN_WITH:
         bumped = _insert_with_bump(conn, rows, seen)
     else:
         if rows:
@@ -607,9 +608,9 @@ def replace_all(context, requests):
     when deleted}, {provider uuid: new generation}).
     """
     create = None
-    if len(requests) == 1 and requests[0].get(
-            'generation', ANY_GENERATION) in (None, ANY_GENERATION) and \
-            context.session.get_bind().dialect.name == 'postgresql':
+    backend = backends.for_dialect(context.session.get_bind().dialect.name)
+    if backend.WRITES_IN_WITH and len(requests) == 1 and requests[0].get(
+            'generation', ANY_GENERATION) in (None, ANY_GENERATION):
         # A consumer that may be new: created by the ids statement if
         # it is and its owners exist.
         create = requests[0]

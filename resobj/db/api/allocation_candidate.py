@@ -43,7 +43,7 @@ def _prepared(statement):
     """``statement``, prepared on its first run on a connection.
 
     For the statements every search of a shape runs again (see
-    ``facade.prepare_marked_statements_at_once``).
+    resobj.db.backends.postgresql, which honours the mark).
     """
     return statement.execution_options(**{facade.PREPARE_AT_ONCE: True})
 
@@ -168,9 +168,9 @@ def _batched(result):
 def _settings(context, apply, reset):
     """Run the block with the SQL ``apply`` run, then ``reset``.
 
-    A plain SET, reset after the block, whatever ends it: a pure read
-    runs each statement on its own
-    (facade.read_without_transaction_block), where SET LOCAL would end
+    A plain SET, reset after the block, whatever ends it: on PostgreSQL
+    a pure read runs each statement on its own (outside a transaction
+    block, see resobj.db.backends.postgresql), where SET LOCAL would end
     with the SET itself. Only a transaction block that a failed
     statement aborted cannot run the reset; its rollback undoes the SET
     anyway.
@@ -483,10 +483,10 @@ def warm_connection(context):
     """Run the usual searches' statements once on this connection.
 
     PostgreSQL prepares and plans a statement on the first run on each
-    connection (see ``facade.prepare_marked_statements_at_once``), so a
-    worker's first searches are much slower than the next ones (see
-    bench/README.md). Run once per worker before it serves, this leaves
-    the connection it used (the pool hands out the one returned last)
+    connection (see the statements marked by ``_prepared``), so a
+    worker's first searches are much slower than the next ones. Run
+    once per worker before it serves, this leaves the connection it
+    used, the one a worker serving one request at a time uses again,
     with those statements ready. The searches are for class ids no
     inventory has, so each finds nothing, but reads the cloud once: the
     whole-cloud searches every inventory, the limited ones every root.

@@ -19,9 +19,9 @@ def execute(context, statement, params=None):
 
     On the session's connection rather than through ``Session.execute``,
     whose ORM execution context (autoflush, ORM options, per-statement
-    events) costs about 30 microseconds a statement and serves nothing
-    here: the DB API builds Core statements only and never adds ORM
-    objects to a session.
+    events) costs time on every statement and serves nothing here: the
+    DB API builds Core statements only and never adds ORM objects to a
+    session.
     """
     return context.session.connection().execute(statement, params)
 
@@ -31,11 +31,16 @@ def compile_into_cache(context, statement, params):
 
     Into the engine's compiled cache, under the key an execution with
     parameters named as ``params`` looks up, without running it: the
-    first execution then finds its SQL ready. Mirrors
+    first execution then finds its SQL ready. SQLAlchemy has no public
+    way to do this (executing a statement is the only one, and a
+    statement skipped at execution leaves a result description in the
+    cache that no later run can use), so this is resobj's one use of
+    SQLAlchemy's private compilation: ``Engine._compiled_cache`` and
+    ``ClauseElement._compile_w_cache``, called as
     ``Connection._execute_clauseelement`` of SQLAlchemy 2.0 and 2.1
-    through ``_compile_w_cache``, a private method; a test checks that
-    a compiled statement is found by the next execution. Returns False
-    when the connection caches nothing.
+    calls it. ``test_compile_into_cache`` (functional/db/test_utils.py)
+    fails if the next execution no longer finds what it compiled.
+    Returns False when the connection caches nothing.
     """
     connection = context.session.connection()
     options = dict(statement.get_execution_options())
@@ -144,9 +149,8 @@ def insert(context, table, values):
 def _insert_into(table):
     # One statement per table, the values bound as parameters:
     # ``insert(table).values(...)`` is a new construct on every call,
-    # whose cache key costs more than a consumer's whole insert on
-    # PostgreSQL (0.35 against 0.2 ms of CPU), and every claim of a new
-    # consumer makes one.
+    # whose cache key costs more CPU than a consumer's whole insert on
+    # PostgreSQL, and every claim of a new consumer makes one.
     return sa.insert(table)
 
 

@@ -6,6 +6,7 @@ import sqlite3
 
 import sqlalchemy as sa
 
+from resobj.db import intent
 from resobj.search import strategy as search_strategy
 
 NAME = 'sqlite'
@@ -16,11 +17,175 @@ NAME = 'sqlite'
 # How a new engine and its connections are set up; used by
 # resobj.db.facade.configure.
 
+# oslo.db builds SQLite engines on pools that take no timeout (resobj's
+# own pool for file databases has one, see _pool_file_connections).
+IGNORED_OPTIONS = ('pool_timeout',)
+
+# Connections kept open for a file database, as on the other backends.
+POOL_SIZE = 5
+POOL_OVERFLOW = 10
+POOL_TIMEOUT = 30
+
+
+def url_query(conf, query):
+    """pysqlite's ``connect(timeout=)``, SQLite's busy timeout."""
+    if 'timeout' in query:
+        return {}
+    return {'timeout': str(conf.database.sqlite_busy_timeout)}
+
+
+def database_file(url):
+    """The file of an embedded database; None for an in-memory one."""
+    return None if _in_memory(url) else url.database
+
+
+def set_up_engine(engine, settings):
+    """Writers take the write lock at BEGIN; file databases pool and WAL.
+
+    ``settings`` (the server backends' statement and plan settings)
+    mean nothing to SQLite.
+    """
+    begin_writers_immediately(engine)
+    if _in_memory(engine.url):
+        return
+    _pool_file_connections(engine)
+    # WAL lets readers run while one writer commits; the setting is
+    # stored in the database file, so setting it once per engine is
+    # enough. It cannot change inside a transaction, and the begin hook
+    # above begins one with every SQLAlchemy connection, hence the raw
+    # DB-API one.
+    raw = engine.raw_connection()
+    try:
+        raw.cursor().execute('PRAGMA journal_mode=WAL')
+    finally:
+        raw.close()
+
+
+def _in_memory(url):
+    return url.database in (None, '', ':memory:')
+
+
+def begin_writers_immediately(engine):
+    """Begin SQLite transactions, writers' with BEGIN IMMEDIATE.
+
+    A deferred transaction that reads, then writes, cannot take the
+    write lock once another writer has committed since its read (WAL
+    snapshot conflict): SQLite fails it at once with "database is
+    locked", busy timeout or not. Taking the lock at BEGIN makes
+    concurrent writers wait their turn instead (up to the busy timeout);
+    readers still run alongside. Otherwise this does what oslo.db's
+    begin hook does, which it replaces (see :func:`_replace_oslo_begin`).
+    """
+    def _begin(conn):
+        if _OSLO_BEGUN not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE' if intent.writes()
+                                 else 'BEGIN')
+            conn.info[_OSLO_BEGUN] = True
+
+    _replace_oslo_begin(engine, _begin)
+
+
+# oslo.db's SQLite begin hook (a function of this name) emits a plain
+# BEGIN unless this key of the connection's ``info`` says a transaction
+# has begun; its commit and rollback hooks remove the key.
+_OSLO_BEGIN_HOOK = '_sqlite_emit_begin'
+_OSLO_BEGUN = 'in_transaction'
+
+
+def _replace_oslo_begin(engine, begin):
+    """Put ``begin`` in the place of oslo.db's SQLite begin hook.
+
+    oslo.db turns pysqlite's own BEGIN off and emits a plain one in a
+    begin hook, with no option to choose the kind of BEGIN; SQLAlchemy
+    has no way to run a hook before one already registered (``insert``
+    is ignored for an engine's connection events). So this removes
+    oslo.db's hook, found by its function's name, and ``begin`` marks a
+    transaction begun as oslo.db's does: resobj's one use of oslo.db's
+    private names. ``test_writers_take_the_write_lock_at_begin``
+    (functional/db/test_facade.py) fails if oslo.db changes either.
+    """
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', None) == _OSLO_BEGIN_HOOK:
+            sa.event.remove(engine, 'begin', listener)
+    sa.event.listen(engine, 'begin', begin)
+
+
+def _pool_file_connections(engine):
+    """Keep SQLite file connections open between transactions.
+
+    oslo.db gives file databases a NullPool: every transaction opened a
+    new connection, which had to read the schema again before its first
+    statement, and closed it. A queue pool keeps them, last in, first
+    out, so that the connection used last (whose statement cache is
+    warm) serves the next transaction. Built with SQLAlchemy's
+    ``create_pool_from_url`` from the engine's URL; the connection
+    settings oslo.db made on its pool's connections are made here again
+    (see :func:`_set_up_connection`). SQLAlchemy's pysqlite dialect
+    lets file connections pass between threads, one at a time.
+
+    Without a pre-ping: a file database has no server that could have
+    dropped a pooled connection.
+    """
+    old = engine.pool
+    # SQLAlchemy learns the SQLite version on an engine's first
+    # connection, through a hook of the engine's pool; oslo.db makes none
+    # when it does not test the server (max_retries 0, resobj-manage).
+    with engine.connect():
+        pass
+    engine.pool = sa.create_pool_from_url(
+        engine.url, poolclass=sa.pool.QueuePool, pool_use_lifo=True,
+        pool_pre_ping=False, pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW, pool_timeout=POOL_TIMEOUT)
+    sa.event.listen(engine.pool, 'connect', _set_up_connection)
+    old.dispose()
+
+
+def _set_up_connection(dbapi_connection, record):
+    # What oslo.db's connect hook does for resobj's settings: the begin
+    # hooks emit BEGIN, not pysqlite (which would also commit before
+    # DDL), and foreign keys are enforced. (Not its REGEXP function:
+    # resobj's SQL uses none.)
+    dbapi_connection.isolation_level = None
+    dbapi_connection.execute('PRAGMA foreign_keys=ON')
+
+
+def in_transaction_block(dbapi_connection):
+    """Always: resobj leaves SQLite's transactions as oslo.db begins them."""
+    return True
+
+
+def transaction_failed(dbapi_connection):
+    """Never: a failed statement does not abort a SQLite transaction."""
+    return False
+
+
+def lock_schema(connection):
+    """The sync's transaction is the lock: it begins with BEGIN IMMEDIATE.
+
+    (The schema sync runs under ``intent.writing()``.) A first statement
+    begins it.
+    """
+    connection.execute(sa.text('SELECT 1'))
+
+
+def unlock_schema(connection):
+    """Nothing: the lock ends with the transaction."""
+
+
+# Writes --------------------------------------------------------------
+#
+# Which write statements the DB API can combine on this backend.
+
+# SQLite's WITH clauses hold SELECTs only (resobj.db.api.allocation
+# runs its writes as statements of their own here).
+WRITES_IN_WITH = False
+
 
 # Statements ----------------------------------------------------------
 #
 # How id lists are bound and which statement variants the candidate
 # search and the DB API use on this backend.
+
 
 class _JsonIds(search_strategy.IdList):
     """Ids as one JSON text, read as a table by ``json_each``.

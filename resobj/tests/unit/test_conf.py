@@ -8,7 +8,7 @@ from resobj import conf as resobj_conf
 from resobj.conf import opts
 from resobj.conf import paths
 from resobj.conf import validate
-from resobj.db import facade
+from resobj.db import connection_url
 from resobj import exception
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
@@ -76,7 +76,7 @@ class TestDatabaseURL(base.TestCase):
         self.conf = self.useFixture(resobj_fixtures.ConfFixture())
 
     def url(self):
-        return facade.database_url(self.conf.conf)
+        return connection_url.database_url(self.conf.conf)
 
     def test_default_is_an_embedded_file_with_a_busy_timeout(self):
         self.conf.config(state_dir='/srv/resobj')

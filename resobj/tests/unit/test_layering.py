@@ -13,7 +13,9 @@
   backends only its strategy names;
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
-  reader/writer decorator of the facade.
+  reader/writer decorator of the facade;
+* no module outside ``resobj.db.backends`` (and the schema's DDL in the
+  models and migrations) tests which database backend it runs on.
 """
 
 import ast
@@ -54,6 +56,15 @@ DB_HANDLES = {'session', 'enginefacade', 'get_context_manager', 'reader',
               'writer', 'facade'}
 FACADE_DECORATORS = {'reader', 'writer', 'replica_reader',
                      'retrying_writer'}
+# What names a database backend or driver in a comparison.
+BACKEND_NAMES = {'sqlite', 'postgresql', 'mysql', 'mariadb', 'psycopg',
+                 'psycopg2', 'pymysql', 'pysqlite'}
+BACKEND_NAME_SOURCES = ('dialect.name', 'dialect.driver',
+                        'get_backend_name()', 'get_driver_name()')
+# Where what differs by backend lives: the backends' own modules, and
+# the DDL that the models and migrations keep per backend.
+BACKEND_PACKAGES = ('resobj.db.backends', 'resobj.db.models',
+                    'resobj.db.migrations')
 
 
 def _modules(package):
@@ -94,6 +105,21 @@ def violations(source, module_name, forbidden):
     return sorted(name for name in imported_names(source, module_name)
                   if any(name == f or name.startswith(f + '.')
                          for f in forbidden))
+
+
+def backend_tests(source):
+    """The comparisons in ``source`` that test a backend's name."""
+    def names_backend(node):
+        if isinstance(node, ast.Constant):
+            return node.value in BACKEND_NAMES
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(names_backend(e) for e in node.elts)
+        return ast.unparse(node).endswith(BACKEND_NAME_SOURCES)
+
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Compare) and any(
+                names_backend(operand)
+                for operand in [node.left] + node.comparators)]
 
 
 def _read(path):
@@ -221,3 +247,29 @@ class TestLayering(base.TestCase):
                     problems.append('%s.%s is not under facade.reader/'
                                     'writer' % (name, node.name))
         self.assertEqual([], problems)
+
+    def test_checker_catches_a_backend_test(self):
+        self.assertEqual(
+            ["conn.dialect.name == 'postgresql'",
+             "backend in ('mysql', 'mariadb')",
+             "engine.dialect.driver != x", "url.get_backend_name() == b"],
+            backend_tests(
+                "if conn.dialect.name == 'postgresql': pass\n"
+                "if backend in ('mysql', 'mariadb'): pass\n"
+                "if engine.dialect.driver != x: pass\n"
+                "if url.get_backend_name() == b: pass\n"
+                "backend = backends.for_dialect(conn.dialect.name)\n"
+                "if name in setups: pass\n"))
+
+    def test_only_the_backends_test_which_backend_they_run_on(self):
+        modules = dict(_modules('resobj'))
+        # Guard against the walk silently finding nothing.
+        self.assertIn('resobj.db.api.allocation', modules)
+        found = {}
+        for name, path in modules.items():
+            if name.startswith(BACKEND_PACKAGES):
+                continue
+            tests = backend_tests(_read(path))
+            if tests:
+                found[name] = tests
+        self.assertEqual({}, found)

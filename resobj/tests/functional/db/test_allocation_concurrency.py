@@ -18,6 +18,7 @@ from resobj import context
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import inventory as inventory_db
 from resobj.db.api import resource_class as rc_db
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db.models import allocation as alloc_models
@@ -117,7 +118,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
             resobj_fixtures.fixtures.TempDir()).path)
         facade.configure(conf.conf)
         migration.db_sync()
-        return facade.database_url(conf.conf).render_as_string(
+        return connection_url.database_url(conf.conf).render_as_string(
             hide_password=False)
 
     def _race(self, body, capacity):

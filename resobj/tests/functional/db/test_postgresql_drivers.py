@@ -16,7 +16,6 @@ behind.
 
 import os
 
-import fixtures
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -259,8 +258,8 @@ class TestPostgreSQLDrivers(base.TestCase):
         self.assertEqual((consumer, 1), (alloc.consumer_uuid, alloc.used))
 
     def test_a_failed_writer_still_rolls_back(self):
-        # Readers end with COMMIT on psycopg (facade.keep_prepared_
-        # statements); a transaction that wrote must not.
+        # Readers end with COMMIT on psycopg (backends.postgresql.
+        # _keep_prepared_statements); a transaction that wrote must not.
         for _ in range(6):
             self.assertEqual(0, _trait_count(self.context, 'CUSTOM_GONE'))
         self.assertRaises(RuntimeError, _write_then_fail, self.context,
@@ -342,44 +341,6 @@ class TestPostgreSQLDrivers(base.TestCase):
             limit=1)
         want = 1 if self.driver == 'psycopg' else 0
         self.assertEqual(want, _probe_prepared(self.context, 'AS grp'))
-
-    def test_long_statements_are_converted_once(self):
-        from psycopg import _queries
-        # psycopg's own limit, until a psycopg engine of resobj's raises
-        # it; a psycopg2 engine leaves it alone.
-        self.useFixture(fixtures.MonkeyPatch(
-            'psycopg._queries.MAX_CACHED_STATEMENT_LENGTH', 4096))
-        self.useFixture(resobj_fixtures.FacadeFixture())
-        conf = self.useFixture(resobj_fixtures.ConfFixture())
-        conf.config(connection=self.url, group='database')
-        facade.configure(conf.conf)
-        if self.driver == 'psycopg2':
-            facade.get_engine()
-            self.assertEqual(4096, _queries.MAX_CACHED_STATEMENT_LENGTH)
-            return
-        pf.make_provider(self.context, 'cn1', VCPU=4, MEMORY_MB=4096,
-                         DISK_GB=100)
-        sent = []
-
-        def record(conn, cursor, statement, parameters, context, many):
-            if ' AS grp' in statement:
-                sent.append(statement)
-        engine = facade.get_engine()
-        sa.event.listen(engine, 'before_cursor_execute', record)
-        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
-                        record)
-
-        def search():
-            ac_obj.AllocationCandidates.get_by_requests(
-                self.context, [ac_obj.RequestGroup(resources={
-                    'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 10})],
-                limit=1)
-            return _queries._query2pg.cache_info().hits
-        first = search()
-        # Past psycopg's own limit of 4 KB: converted once all the same,
-        # with the names statement (shorter) on the second search.
-        self.assertGreater(len(sent[0]), 4096)
-        self.assertEqual(2, search() - first)
 
     def test_marked_statements_are_not_prepared_without_preparing(self):
         self.useFixture(resobj_fixtures.FacadeFixture())

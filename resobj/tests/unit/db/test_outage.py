@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from resobj.api import errors
 from resobj.cmd import manage
+from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import outage
 from resobj import exception
@@ -31,7 +32,7 @@ class TestDefaultBounds(base.TestCase):
 
     def url(self, connection):
         self.conf.config(connection=connection, group='database')
-        return facade.database_url(self.conf.conf)
+        return connection_url.database_url(self.conf.conf)
 
     def test_defaults(self):
         database = self.conf.conf.database
@@ -177,7 +178,7 @@ class TestExplainUnavailable(base.TestCase):
         exc = exception.DatabaseUnavailable(
             reason='cannot connect to the database',
             cause='connection to server at "db.example" failed: refused')
-        line = facade.explain_unavailable(conf.conf, exc)
+        line = connection_url.explain_unavailable(conf.conf, exc)
         self.assertNotIn('secret', line)
         self.assertNotIn('\n', line)
         self.assertIn('[database] connection', line)
