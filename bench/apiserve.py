@@ -52,9 +52,10 @@ def ensure_reference_venv(path, log):
              '    try: print("%s==%s" % (name, m.version(name)))\n'
              '    except m.PackageNotFoundError: print(name)'],
             stdout=subprocess.PIPE, text=True, check=True).stdout.split()
-        # psycopg2-binary is wanted at any version.
-        if [f if w.startswith('gunicorn==') or w == REFERENCE_PACKAGE
-            else f.split('==')[0] for f, w in zip(found, wanted)] != wanted:
+        # Unpinned names (psycopg2-binary) are wanted at any version.
+        have = [f if '==' in w else f.split('==')[0]
+                for f, w in zip(found, wanted)]
+        if have != wanted:
             sys.exit('%s holds %s; the benchmark needs %s:\n  %s -m pip '
                      'install %s' % (path, ' '.join(found), ' '.join(wanted),
                                      python, ' '.join(wanted)))
@@ -155,21 +156,34 @@ class AutoAnalyze(object):
             'WHERE s.n_mod_since_analyze > %s + %s * GREATEST(c.reltuples, 0)',
             (settings['autovacuum_analyze_threshold'],
              settings['autovacuum_analyze_scale_factor']))
-        for (table,) in cur.fetchall():
+        tables = [table for (table,) in cur.fetchall()]
+        for table in tables:
             cur.execute('ANALYZE "%s"' % table)
-            self.analyzed += 1
+        self.analyzed += len(tables)
+        if tables:
+            self.log('autovacuum rule: analyzed %s' % ', '.join(tables))
 
-    def _run(self):
+    @contextlib.contextmanager
+    def _cursor(self):
         import psycopg2
         conn = psycopg2.connect(self.dsn)
         conn.autocommit = True
         try:
             with conn.cursor() as cur:
-                settings = self._settings(cur)
-                while not self._stop.wait(settings['autovacuum_naptime']):
-                    self._round(cur, settings)
+                yield cur
         finally:
             conn.close()
+
+    def _run(self):
+        with self._cursor() as cur:
+            settings = self._settings(cur)
+            while not self._stop.wait(settings['autovacuum_naptime']):
+                self._round(cur, settings)
+
+    def run_once(self):
+        """One round now, as autovacuum's next one would do it."""
+        with self._cursor() as cur:
+            self._round(cur, self._settings(cur))
 
     def start(self):
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -343,3 +357,31 @@ def resobj_service(db_url, workdir):
                    check=True, stdout=subprocess.DEVNULL)
     return Service('resobj', sys.executable, 'resobj.api.wsgi:application',
                    {'RESOBJ_CONFIG_FILE': conf}, workdir, db_url)
+
+
+def start_service(backend, name, workdir, ref_venv, threads, log):
+    """Start ``name`` (reference or resobj) on a fresh database.
+
+    One gunicorn worker with ``threads`` gthread threads, the same
+    command line for both services.
+    """
+    url = fresh_database(backend, 'resobj_sbs_%s' % name, workdir)
+    if name == 'reference':
+        service = reference_service(ensure_reference_venv(ref_venv, log),
+                                    url, workdir)
+    else:
+        # psycopg (3) is the driver resobj's quick start recommends; the
+        # reference stays on psycopg2, the one it is tested with.
+        url = url.replace('+psycopg2:', '+psycopg:')
+        service = resobj_service(url, workdir)
+    service.start(free_port(), 1, 'gthread', threads)
+    log('%s: %s (pid %d) on %s' % (name, service.command, service.proc.pid,
+                                   url))
+    return service
+
+
+def auto_analyze(backend, service, log):
+    """An AutoAnalyze of ``service``'s database when one is needed."""
+    if backend == 'postgresql' and not autovacuum_on():
+        return AutoAnalyze(service.db_url, log).start()
+    return None

@@ -91,29 +91,11 @@ def commit():
     return out.stdout.strip() or '?'
 
 
-def start(args, name, workdir):
-    db_name = 'resobj_sbs_%s' % name
-    url = apiserve.fresh_database(args.backend, db_name, workdir)
-    if name == 'reference':
-        python = apiserve.ensure_reference_venv(args.ref_venv, log)
-        service = apiserve.reference_service(python, url, workdir)
-    else:
-        # psycopg (3) is the driver resobj's quick start recommends; the
-        # reference stays on psycopg2, the one it is tested with.
-        url = url.replace('+psycopg2:', '+psycopg:')
-        service = apiserve.resobj_service(url, workdir)
-    service.start(apiserve.free_port(), 1, 'gthread', args.threads)
-    log('%s: %s (pid %d) on %s' % (name, service.command, service.proc.pid,
-                                   url))
-    return service
-
-
 def bench(args, name, workdir):
     """Start ``name``, run the harness against it, stop it; its JSON."""
-    service = start(args, name, workdir)
-    analyzer = None
-    if args.backend == 'postgresql' and not apiserve.autovacuum_on():
-        analyzer = apiserve.AutoAnalyze(service.db_url, log).start()
+    service = apiserve.start_service(args.backend, name, workdir,
+                                     args.ref_venv, args.threads, log)
+    analyzer = apiserve.auto_analyze(args.backend, service, log)
     label = '%s-%s-%d' % (name, args.backend, args.providers)
     out = os.path.join(workdir, label + '.json')
     cmd = [sys.executable, os.path.join(args.harness_dir,
@@ -125,6 +107,7 @@ def bench(args, name, workdir):
            '--usages-microversion', args.usages_microversion,
            '--label', label, '--json-out', out] + args.harness_arg
     before = machine()
+    code = commit()
     log('%s: load %s; %s' % (name, before['loadavg'], ' '.join(cmd)))
     try:
         rc = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
@@ -139,7 +122,7 @@ def bench(args, name, workdir):
         'harness_rc': rc, 'server_command': service.command,
         'database': service.db_url.split(':', 1)[0],
         'auto_analyze_rounds': analyzer.analyzed if analyzer else None,
-        'before': before, 'after': machine(), 'commit': commit()}
+        'before': before, 'after': machine(), 'commit': code}
     with open(out, 'w') as f:
         json.dump(result, f, indent=1)
     return out, result
@@ -176,10 +159,9 @@ def ratios(ref, res):
         if candidates(ref, run_name) != candidates(res, run_name):
             # Different data (a failed set-up request): no comparison.
             lines.append('| %s | %s candidates | %s candidates | - | '
-                         '>= %dx | n/a |' % (title,
-                                            candidates(ref, run_name),
-                                            candidates(res, run_name),
-                                            target))
+                         '>= %dx | n/a |'
+                         % (title, candidates(ref, run_name),
+                            candidates(res, run_name), target))
             continue
         a, wrong_a = figure(ref, run_name, how)
         b, wrong_b = figure(res, run_name, how)
@@ -207,10 +189,11 @@ def main(argv=None):
     results = {}
     for name in names:
         results[name] = bench(args, name, workdir)
+    first = results[names[0]][1]['side_by_side']
     print('%s, commit %s, %s, %d CPUs, Python %s; backend %s, %d providers'
-          % (results[names[0]][1]['side_by_side']['before']['date'],
-             commit(), platform.node(), os.cpu_count(),
-             platform.python_version(), args.backend, args.providers))
+          % (first['before']['date'], first['commit'], platform.node(),
+             os.cpu_count(), platform.python_version(), args.backend,
+             args.providers))
     for name in names:
         sbs = results[name][1]['side_by_side']
         print('%s: load %s before, %s after; harness exit %d; %s; %s%s'
