@@ -1,4 +1,4 @@
-"""Start and stop the two services bench/api.py compares.
+"""Start and stop the services the side-by-side benchmarks compare.
 
 Both run under the same gunicorn command line (version, worker count,
 worker class, bind address, timeouts); only the WSGI application, its
@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import psutil
@@ -32,19 +33,33 @@ def gunicorn_version():
 
 
 def ensure_reference_venv(path, log):
-    """Create (once) the reference's virtualenv; return its python.
+    """Return the python of the reference's virtualenv at ``path``.
 
-    gunicorn is pinned to the version this environment runs resobj with,
-    so both services are served by the same server code.
+    An existing virtualenv (one made by hand, or an earlier run's) is
+    used as it is once it holds openstack-placement 16.0.0 and the
+    gunicorn version this environment runs resobj with, so both services
+    are served by the same server code; it is refused otherwise, with
+    the pip command that fixes it. A missing one is created.
     """
     python = os.path.join(path, 'bin', 'python')
     wanted = ['gunicorn==%s' % gunicorn_version(), REFERENCE_PACKAGE,
               'psycopg2-binary']
-    marker = os.path.join(path, 'resobj-bench-requirements.txt')
-    if os.path.exists(marker):
-        with open(marker) as f:
-            if f.read().split() == wanted:
-                return python
+    if os.path.exists(python):
+        found = subprocess.run(
+            [python, '-c', 'import importlib.metadata as m\n'
+             'for name in ("gunicorn", "openstack-placement", '
+             '"psycopg2-binary"):\n'
+             '    try: print("%s==%s" % (name, m.version(name)))\n'
+             '    except m.PackageNotFoundError: print(name)'],
+            stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+        # Unpinned names (psycopg2-binary) are wanted at any version.
+        have = [f if '==' in w else f.split('==')[0]
+                for f, w in zip(found, wanted)]
+        if have != wanted:
+            sys.exit('%s holds %s; the benchmark needs %s:\n  %s -m pip '
+                     'install %s' % (path, ' '.join(found), ' '.join(wanted),
+                                     python, ' '.join(wanted)))
+        return python
     log('creating the reference virtualenv in %s (%s)'
         % (path, ', '.join(wanted)))
     subprocess.run([sys.executable, '-m', 'venv', path], check=True)
@@ -53,8 +68,6 @@ def ensure_reference_venv(path, log):
                          text=True)
     if pip.returncode:
         sys.exit('pip install failed in %s:\n%s' % (path, pip.stdout))
-    with open(marker, 'w') as f:
-        f.write('\n'.join(wanted) + '\n')
     return python
 
 
@@ -104,6 +117,83 @@ def analyze(url):
             cur.execute('ANALYZE')
     finally:
         conn.close()
+
+
+class AutoAnalyze(object):
+    """What autovacuum's analyze does, for one database, while it runs.
+
+    PostgreSQL's autovacuum is on by default, and the targets are stated
+    for a server that runs it; a server with it off (this VM's CI
+    configuration) never gathers statistics, and its planner takes the
+    freshly filled tables for empty. Changing that server-wide setting
+    would change every other user of the server, so this thread applies
+    autovacuum's own analyze rule to the benchmarked database instead:
+    every ``autovacuum_naptime``, each table with more than
+    ``autovacuum_analyze_threshold + autovacuum_analyze_scale_factor *
+    reltuples`` rows changed since its last analyze is analyzed, with the
+    server's settings. Vacuuming is left out (a run deletes too little
+    for it to matter). Not started when the server runs autovacuum.
+    """
+
+    def __init__(self, url, log):
+        self.dsn = (PG_ADMIN_URL.rsplit('/', 1)[0] + '/' +
+                    url.rsplit('/', 1)[1])
+        self.log = log
+        self.analyzed = 0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _settings(self, cur):
+        cur.execute("SELECT name, setting FROM pg_settings WHERE name IN "
+                    "('autovacuum_naptime', 'autovacuum_analyze_threshold',"
+                    " 'autovacuum_analyze_scale_factor')")
+        return {name: float(value) for name, value in cur.fetchall()}
+
+    def _round(self, cur, settings):
+        cur.execute(
+            'SELECT s.relname FROM pg_stat_user_tables s '
+            'JOIN pg_class c ON c.oid = s.relid '
+            'WHERE s.n_mod_since_analyze > %s + %s * GREATEST(c.reltuples, 0)',
+            (settings['autovacuum_analyze_threshold'],
+             settings['autovacuum_analyze_scale_factor']))
+        tables = [table for (table,) in cur.fetchall()]
+        for table in tables:
+            cur.execute('ANALYZE "%s"' % table)
+        self.analyzed += len(tables)
+        if tables:
+            self.log('autovacuum rule: analyzed %s' % ', '.join(tables))
+
+    @contextlib.contextmanager
+    def _cursor(self):
+        import psycopg2
+        conn = psycopg2.connect(self.dsn)
+        conn.autocommit = True
+        try:
+            with conn.cursor() as cur:
+                yield cur
+        finally:
+            conn.close()
+
+    def _run(self):
+        with self._cursor() as cur:
+            settings = self._settings(cur)
+            while not self._stop.wait(settings['autovacuum_naptime']):
+                self._round(cur, settings)
+
+    def run_once(self):
+        """One round now, as autovacuum's next one would do it."""
+        with self._cursor() as cur:
+            self._round(cur, self._settings(cur))
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
 
 
 def drop_database(backend, url):
@@ -267,3 +357,31 @@ def resobj_service(db_url, workdir):
                    check=True, stdout=subprocess.DEVNULL)
     return Service('resobj', sys.executable, 'resobj.api.wsgi:application',
                    {'RESOBJ_CONFIG_FILE': conf}, workdir, db_url)
+
+
+def start_service(backend, name, workdir, ref_venv, threads, log):
+    """Start ``name`` (reference or resobj) on a fresh database.
+
+    One gunicorn worker with ``threads`` gthread threads, the same
+    command line for both services.
+    """
+    url = fresh_database(backend, 'resobj_sbs_%s' % name, workdir)
+    if name == 'reference':
+        service = reference_service(ensure_reference_venv(ref_venv, log),
+                                    url, workdir)
+    else:
+        # psycopg (3) is the driver resobj's quick start recommends; the
+        # reference stays on psycopg2, the one it is tested with.
+        url = url.replace('+psycopg2:', '+psycopg:')
+        service = resobj_service(url, workdir)
+    service.start(free_port(), 1, 'gthread', threads)
+    log('%s: %s (pid %d) on %s' % (name, service.command, service.proc.pid,
+                                   url))
+    return service
+
+
+def auto_analyze(backend, service, log):
+    """An AutoAnalyze of ``service``'s database when one is needed."""
+    if backend == 'postgresql' and not autovacuum_on():
+        return AutoAnalyze(service.db_url, log).start()
+    return None

@@ -6,6 +6,7 @@ From the outside in, as placement has them:
    ``[oslo_middleware] enable_proxy_headers_parsing``, takes the scheme,
    host and path prefix from ``Forwarded`` / ``X-Forwarded-*`` so the
    links and ``Location`` headers the API writes point at the proxy.
+   Without that option it would change nothing, and it is left out.
 2. ``request_id`` -- gives each request its ``req-<uuid>`` id (a valid
    inbound ``X-OpenStack-Request-ID`` becomes the global request id) and
    returns it in ``X-OpenStack-Request-ID``, error or not.
@@ -63,4 +64,10 @@ def wrap(app, conf):
     # process-wide cfg.CONF.
     app = cors.CORS(app, conf)
     app = request_id.RequestId(app, conf)
+    if not conf.oslo_middleware.enable_proxy_headers_parsing:
+        # Disabled, the middleware passes every request through
+        # unchanged, at the cost of one more webob request and response
+        # per request. The option is read once, at start-up (it is not
+        # mutable).
+        return app
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

@@ -1,0 +1,142 @@
+"""Profile one request type of the WSGI application, in process.
+
+Loads resobj's application (no HTTP server: what is left is the
+application's own cost, the part a server change cannot reach) on a
+fresh database, creates ``--providers`` compute providers through it
+with the shared harness's inventories, then runs ``--requests`` requests
+of one kind under cProfile and prints the mean wall time per request and
+the top functions by own and by cumulative time.
+
+    python bench/profile_request.py claim
+    python bench/profile_request.py usages \
+        --url postgresql+psycopg://postgres@127.0.0.1/DB
+    python bench/profile_request.py claim --no-profile   # timing only
+
+Kinds: ``claim`` (PUT /allocations/{new consumer}, VCPU 2, MEMORY_MB
+4096, DISK_GB 20 on a random provider), ``usages`` (GET
+/usages?project_id at 1.37), ``rp-usages`` (GET
+/resource_providers/{uuid}/usages), ``root`` (GET /).
+"""
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import random
+import sys
+import tempfile
+import time
+import uuid
+
+import webob
+
+from resobj.api import service
+
+HEADERS = {'X-Auth-Token': 'admin', 'Accept': 'application/json',
+           'OpenStack-API-Version': 'placement 1.39'}
+PROJECTS = ['project-%d' % i for i in range(10)]
+
+
+def call(app, method, path, body=None, version=None, expect=(200, 204)):
+    req = webob.Request.blank(path, method=method)
+    req.headers.update(HEADERS)
+    if version:
+        req.headers['OpenStack-API-Version'] = 'placement ' + version
+    if body is not None:
+        req.body = json.dumps(body).encode()
+        req.content_type = 'application/json'
+    resp = req.get_response(app)
+    if resp.status_int not in expect:
+        raise RuntimeError('%s %s: %s %s' % (method, path, resp.status,
+                                             resp.body[:300]))
+    return resp
+
+
+def setup(app, providers):
+    rps = []
+    for i in range(providers):
+        rp = str(uuid.uuid4())
+        call(app, 'POST', '/resource_providers', {'name': 'cn%d' % i,
+                                                  'uuid': rp})
+        call(app, 'PUT', '/resource_providers/%s/inventories' % rp, {
+            'resource_provider_generation': 0, 'inventories': {
+                'VCPU': {'total': 32, 'allocation_ratio': 16.0},
+                'MEMORY_MB': {'total': 131072, 'allocation_ratio': 1.5},
+                'DISK_GB': {'total': 2000}}})
+        rps.append(rp)
+    return rps
+
+
+def claim(app, rp, rng):
+    call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), {
+        'allocations': {rp: {'resources': {
+            'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}}},
+        'project_id': rng.choice(PROJECTS), 'user_id': 'user',
+        'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+
+
+def make_request(kind, app, rps, rng):
+    if kind == 'claim':
+        return lambda: claim(app, rng.choice(rps), rng)
+    if kind == 'usages':
+        return lambda: call(app, 'GET', '/usages?project_id=%s'
+                            % rng.choice(PROJECTS), version='1.37')
+    if kind == 'rp-usages':
+        return lambda: call(app, 'GET', '/resource_providers/%s/usages'
+                            % rng.choice(rps))
+    return lambda: call(app, 'GET', '/')
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('kind', choices=('claim', 'usages', 'rp-usages', 'root'))
+    p.add_argument('--url', help='database URL (default: a temporary '
+                   'SQLite file)')
+    p.add_argument('--providers', type=int, default=1000)
+    p.add_argument('--claims', type=int, default=2000,
+                   help='claims made before the profiled requests')
+    p.add_argument('--requests', type=int, default=2000)
+    p.add_argument('--top', type=int, default=25)
+    p.add_argument('--no-profile', action='store_true')
+    p.add_argument('--save', metavar='FILE',
+                   help='also write the raw profile (pstats) to FILE')
+    args = p.parse_args(argv)
+    workdir = tempfile.mkdtemp(prefix='resobj-profile-')
+    url = args.url or 'sqlite:///' + os.path.join(workdir, 'db.sqlite')
+    conf_file = os.path.join(workdir, 'resobj.conf')
+    with open(conf_file, 'w') as f:
+        f.write('[api]\nauth_strategy = noauth2\n\n'
+                '[database]\nconnection = %s\n' % url)
+    app = service.load_app([conf_file])
+    service.before_serving()
+    service.warm_up()
+    rng = random.Random(1)
+    rps = setup(app, args.providers)
+    for _ in range(args.claims):
+        claim(app, rng.choice(rps), rng)
+    request = make_request(args.kind, app, rps, rng)
+    for _ in range(50):
+        request()
+    profiler = None if args.no_profile else cProfile.Profile()
+    start = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    for _ in range(args.requests):
+        request()
+    if profiler:
+        profiler.disable()
+    wall = time.perf_counter() - start
+    print('%s: %d requests, %.3f ms per request (%s)' % (
+        args.kind, args.requests, 1000 * wall / args.requests,
+        'under cProfile' if profiler else 'no profiler'))
+    if profiler:
+        if args.save:
+            profiler.dump_stats(args.save)
+        stats = pstats.Stats(profiler, stream=sys.stdout)
+        stats.sort_stats('tottime').print_stats(args.top)
+        stats.sort_stats('cumulative').print_stats(args.top)
+
+
+if __name__ == '__main__':
+    main()
