@@ -36,13 +36,13 @@ def in_list(column, param, count=None):
     """``column`` IN the list bound as ``param``.
 
     ``count`` None: one expanding parameter, which SQLAlchemy renders
-    into the SQL on every execution (its post-compile step: 0.06 to
-    0.1 ms of CPU a statement, three times in each claim). ``count`` N:
+    into the SQL on every execution (its post-compile step, CPU that a
+    claim pays for each of its statements). ``count`` N:
     the statement is built for a list of N and binds ``param_0`` ...
     ``param_{N-1}`` (:func:`list_params`), so it compiles once.
     PostgreSQL sees the same SQL either way: a ``= ANY(array)`` would
     spare the rendering too, but PostgreSQL then plans every execution
-    of it anew (0.2 ms), where the expanded form keeps a cached plan.
+    of it anew, where the expanded form keeps a cached plan.
     """
     if count is None:
         return column.in_(sa.bindparam(param, expanding=True))
