@@ -144,38 +144,6 @@ def normalise(answer, names):
     return {'status': answer.status, 'headers': headers, 'body': body}
 
 
-def _is_page(normalised):
-    content_type = normalised['headers'].get('content-type', '')
-    return content_type.startswith(('text/html', 'text/plain'))
-
-
-def accepted(ref, res, diffs):
-    """(documented deviations among ``diffs``, the other differences).
-
-    See "Deviations from placement" in doc/source/user/api.rst.
-    """
-    keep, known = [], []
-    for diff in diffs:
-        path, a, b = diff
-        if ref['status'] >= 500:
-            # Placement's own failure (a GROUP BY PostgreSQL refuses):
-            # nothing to compare with.
-            known.append(diff)
-        elif (path == '/headers/vary' and a == '<absent>'
-                and ref['status'] >= 400):
-            # Placement leaves Vary off some errors.
-            known.append(diff)
-        elif (_is_page(ref) and ref['status'] >= 400 and
-                (path.startswith('/body') or
-                 path == '/headers/content-type')):
-            # Placement's error page for a non-JSON Accept; resobj's
-            # errors are always JSON.
-            known.append(diff)
-        else:
-            keep.append(diff)
-    return known, keep
-
-
 def differences(ref, res, path=''):
     """[(path, reference value, resobj value)] for each leaf that differs."""
     if isinstance(ref, dict) and isinstance(res, dict):
