@@ -115,7 +115,8 @@ def _table():
         (exc.MaxDBRetriesExceeded, 409, CONCURRENT_UPDATE),
         (exc.DatabaseDeadlock, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderExists, 409, DUPLICATE_NAME),
-        (exc.ResourceClassExists, 409, DUPLICATE_NAME),
+        # Placement has no code for a duplicate class.
+        (exc.ResourceClassExists, 409, UNDEFINED),
         (exc.TraitExists, 409, DUPLICATE_NAME),
         (exc.InventoryInUse, 409, INVENTORY_INUSE),
         # Placement's code for a duplicate inventory (a lost race to it).

@@ -8,6 +8,7 @@ microversion-dependent caching headers) and ``authorize``.
 import datetime
 import json
 import pprint
+import re
 import textwrap
 
 import jsonschema
@@ -16,6 +17,7 @@ from oslo_utils import timeutils
 import webob
 
 from resobj.api import errors
+from resobj.api.schemas import common
 from resobj.api import wellformed
 
 CONTEXT = 'resobj.context'
@@ -36,13 +38,24 @@ def version(req):
 # so its id cannot be reused by another object.
 _VALIDATORS = {}
 
+# jsonschema's formats, with 'uuid' as resobj reads one everywhere (the
+# pattern of schemas.common, dashes optional): a malformed one is
+# "'x' is not a 'uuid'", in placement's words.
+_FORMATS = jsonschema.FormatChecker()
+_UUID_RE = re.compile(common.UUID_PATTERN)
+
+
+@_FORMATS.checks('uuid')
+def _is_uuid(value):
+    return not isinstance(value, str) or bool(_UUID_RE.match(value))
+
 
 def _validator(schema):
     # Format checking catches e.g. a malformed uuid string.
     entry = _VALIDATORS.get(id(schema))
     if entry is None or entry[0] is not schema:
         entry = (schema, jsonschema.Draft7Validator(
-            schema, format_checker=jsonschema.FormatChecker()))
+            schema, format_checker=_FORMATS))
         _VALIDATORS[id(schema)] = entry
     return entry[1]
 
@@ -78,10 +91,29 @@ def _index(path):
     return ''.join('[%r]' % part for part in path)
 
 
+# How a pattern's end reads in jsonschema's message (the repr of
+# ``...\Z``), and how placement's patterns end there.
+_OUR_ANCHOR = "\\\\Z'"
+_PLACEMENT_ANCHOR = "$'"
+
+
 def describe(error):
-    """One line: what jsonschema's ``str(error)`` says over several."""
+    """One line: what jsonschema's ``str(error)`` says over several.
+
+    The message quotes a pattern as placement writes it, ending in
+    ``$``: clients and operators read "does not match '^[1-9][0-9]*$'".
+    Ours end in ``\\Z`` (see ``schemas.common``), which differs only for
+    a final line break, a string ``wellformed`` has refused already.
+    """
+    message = error.message
+    if error.validator in ('pattern', 'additionalProperties'):
+        # The patterns come after the value the message quotes first.
+        value, said, patterns = message.rpartition(' does not match ')
+        if said:
+            message = value + said + patterns.replace(_OUR_ANCHOR,
+                                                      _PLACEMENT_ANCHOR)
     text = '%s\n\nFailed validating %r in schema%s:\n%s\n\nOn instance%s:' \
-        '\n%s' % (_cut(error.message), error.validator,
+        '\n%s' % (_cut(message), error.validator,
                   _index(list(error.relative_schema_path)[:-1]),
                   _indent(error.schema), _index(error.relative_path),
                   _cut(_indent(error.instance)))
@@ -134,7 +166,8 @@ def query(req, schema, repeatable=(), only_known=False, first_of=(),
         if only_known and key not in schema['properties']:
             continue
         values = given.getall(key)
-        if key in repeatable:
+        if key in repeatable and (key in schema['properties']
+                                  or len(values) > 1):
             params[key] = values
         elif key in first_of:
             for value in values[1:]:
@@ -144,9 +177,10 @@ def query(req, schema, repeatable=(), only_known=False, first_of=(),
         elif key in last_of:
             params[key] = values[-1]
         elif len(values) > 1:
+            # Placement's words and code.
             raise errors.bad_request(
-                'Query parameter %s given %d times; it may appear once'
-                % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
+                "Query parameter '%s' may be specified only once." % key,
+                errors.QUERY_DUPLICATE_KEY)
         else:
             params[key] = values[0]
     validate(params, schema, 'Invalid query string parameters:')

@@ -198,8 +198,8 @@ def report(key, kind):
     # Every occurrence, each reproducible on its own with
     # --seed SEED --sequences 1 (a sequence starts from a clean cloud).
     for where, other in seen[1:]:
-        print('  also [seed %d] %s %s' % (where, other['method'],
-                                         other['path']))
+        print('  also [seed %d] %s %s'
+              % (where, other['method'], other['path']))
 
 
 def main(argv=None):
