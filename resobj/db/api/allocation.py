@@ -517,9 +517,8 @@ def _check_known(request, ids):
     """ResourceProviderNotFound or ResourceClassNotFound for ``request``.
 
     The first unknown provider, then the first unknown class, in the
-    order of the request, as placement reports them: after the
-    consumer's generation is checked, before any other consumer of the
-    write is looked at.
+    order of the request, as placement reports them: after every
+    consumer's generation is checked.
     """
     for allocation in request['allocations']:
         if allocation['resource_provider_uuid'] not in ids['rp']:
@@ -630,9 +629,11 @@ def replace_all(context, requests):
     consumers = {}
     rows = []
     for request in requests:
-        consumer = _ensure_consumer(context, request, ids)
+        consumers[request['consumer_uuid']] = _ensure_consumer(
+            context, request, ids)
+    for request in requests:
         _check_known(request, ids)
-        consumers[request['consumer_uuid']] = consumer
+        consumer = consumers[request['consumer_uuid']]
         rows += [(rp_ids[a['resource_provider_uuid']], consumer['id'],
                   rc_ids[a['resource_class']], a['used'])
                  for a in request['allocations']]

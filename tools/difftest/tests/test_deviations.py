@@ -192,6 +192,21 @@ class TestLeftoverConsumer(unittest.TestCase):
             req, answer(204), res))
         self.assertEqual([C1], deviations.generations(req, 0))
 
+    def test_a_wrong_generation_for_a_leftover_consumer(self):
+        req = self.post([(C1, 5)])
+        ref = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected 0 but got 5',
+                                'placement.concurrent_update'))
+        res = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 5',
+                                'placement.concurrent_update'))
+        self.assertEqual(([deviations.LEFTOVER_CONSUMER], []),
+                         tuple(map(list, classify(req, ref, res))))
+        other = answer(409, error(409, 'consumer generation conflict - '
+                                       'expected 2 but got 5',
+                                  'placement.concurrent_update'))
+        self.assertEqual(1, len(classify(req, other, res)[1]))
+
     def test_the_same_conflict_on_both_is_no_case(self):
         req = self.post([(C1, None)])
         ref = answer(409, error(409, EXPECTED_0))
