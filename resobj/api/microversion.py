@@ -74,14 +74,14 @@ def _why_malformed(value):
     alike only if the reason is there too.
     """
     parts = value.split('.', 1)
-    if len(parts) < 2:
-        return ("Version.__new__() missing 1 required positional "
-                "argument: 'minor'")
     for part in parts:
         try:
             int(part)
         except ValueError as exc:
             return str(exc)
+    if len(parts) < 2:
+        return ("Version.__new__() missing 1 required positional "
+                "argument: 'minor'")
     return None
 
 

@@ -27,10 +27,12 @@ NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
 LEFTOVER_CONSUMER = 'leftover-consumer'
 LAST_MODIFIED = 'last-modified-always'
 FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
+UNKNOWN_CLASS_WITH_TRAITS = 'unknown-class-with-required'
 
 ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
-       LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE)
+       LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
+       UNKNOWN_CLASS_WITH_TRAITS)
 
 
 def _is_page(normalised):
@@ -104,6 +106,10 @@ def _leftover_conflict(ref_detail, res_detail):
                 and ref_match.group(2) == res_match.group(2))
 
 
+def _unknown_class(detail):
+    return (detail or '').rpartition(' ')[2].rstrip('.')
+
+
 def _answer_deviation(req, ref, res, diffs):
     """A deviation that explains every difference of one answer."""
     if req.get('deviation') in ALL:
@@ -119,6 +125,16 @@ def _answer_deviation(req, ref, res, diffs):
             and "Invalid trait name '!" in (res_error[2] or '')):
         # required=!!NAME: placement reads a trait named "!NAME".
         return FORBIDDEN_TWICE
+    if (res_error and res_error[0] == 400
+            and req['path'].startswith('/resource_providers?')
+            and 'required=' in req['path'] and ref['status'] == 200
+            and ref['body'] == {'resource_providers': []}
+            and (res_error[2] or '').endswith(
+                'Invalid resource class in resources parameter: No such '
+                'resource class %s.' % _unknown_class(res_error[2]))):
+        # Placement answers an unknown class with no providers when
+        # required= is given too, with a 400 otherwise.
+        return UNKNOWN_CLASS_WITH_TRAITS
     ref_error, res_error = _error(ref), _error(res)
     if not ref_error or not res_error or ref_error[:2] != res_error[:2]:
         return None
@@ -244,8 +260,10 @@ def generations(req, value):
 
 
 def _conflict(normalised, ending):
+    """A consumer generation conflict whose detail ends with ``ending``."""
     error = _error(normalised)
     return bool(error and error[0] == 409 and error[2]
+                and 'consumer generation conflict' in error[2]
                 and error[2].endswith(ending))
 
 
@@ -279,9 +297,9 @@ def leftover_consumer_replay(req, ref, res):
         return None
     if is_expected_0(ref) and not is_expected_0(res):
         return 'reference' if generations(req, None) else None
-    res_error = _error(res)
-    if (200 <= ref['status'] < 300 and res_error and res_error[0] == 409
-            and 'consumer generation conflict' in (res_error[2] or '')
-            and generations(req, 0)):
+    # Placement took the 0 (and went on, to succeed or to fail later),
+    # resobj has no such consumer.
+    if (is_expected_null(res) and not is_expected_null(ref)
+            and not _conflict(ref, '') and generations(req, 0)):
         return 'resobj'
     return None

@@ -139,6 +139,20 @@ class TestClassify(unittest.TestCase):
             list(classify(req, answer(200, {'resource_providers': []}),
                           res)[0]))
 
+    def test_unknown_class_with_required(self):
+        req = generate.request(
+            'GET', '/resource_providers?required=A&resources=NOPE:1', '1.27')
+        ref = answer(200, {'resource_providers': []})
+        res = answer(400, error(400, 'Invalid resource class in resources '
+                                     'parameter: No such resource class '
+                                     'NOPE.'))
+        self.assertEqual([deviations.UNKNOWN_CLASS_WITH_TRAITS],
+                         list(classify(req, ref, res)[0]))
+        # Without required= placement's 400 is the same: no deviation.
+        req = generate.request('GET', '/resource_providers?resources=NOPE:1',
+                               '1.27')
+        self.assertEqual({}, classify(req, ref, res)[0])
+
     def test_last_modified_only_on_resobj(self):
         req = generate.request('PUT', '/resource_providers/%s' % RP_A,
                                '1.20', {'name': 'x'})
@@ -206,6 +220,18 @@ class TestLeftoverConsumer(unittest.TestCase):
                                        'expected 2 but got 5',
                                   'placement.concurrent_update'))
         self.assertEqual(1, len(classify(req, other, res)[1]))
+
+    def test_a_zero_generation_placement_takes_then_fails_on(self):
+        req = self.post([(C1, 0)])
+        ref = answer(409, error(409, 'Unable to allocate inventory: x'))
+        res = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 0'))
+        self.assertEqual('resobj', deviations.leftover_consumer_replay(
+            req, ref, res))
+        # Not when placement refused the generation too.
+        ref = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 0'))
+        self.assertIsNone(deviations.leftover_consumer_replay(req, ref, res))
 
     def test_the_same_conflict_on_both_is_no_case(self):
         req = self.post([(C1, None)])
