@@ -28,11 +28,13 @@ LEFTOVER_CONSUMER = 'leftover-consumer'
 LAST_MODIFIED = 'last-modified-always'
 FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
 UNKNOWN_CLASS_WITH_TRAITS = 'unknown-class-with-required'
+# Counted by the runner (it follows the reference up, see run.py).
+OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
 ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
-       UNKNOWN_CLASS_WITH_TRAITS)
+       UNKNOWN_CLASS_WITH_TRAITS, OLD_PROVIDERS_BUMPED)
 
 
 def _is_page(normalised):
