@@ -104,6 +104,11 @@ def _normalise_string(value, names):
 
 def normalise_json(value, names, member=None):
     if isinstance(value, dict):
+        if member == 'mappings':
+            # Placement builds each group's providers from a set: their
+            # order changes from one process to the next.
+            value = {k: sorted(v) if isinstance(v, list) else v
+                     for k, v in value.items()}
         if member == 'errors' or 'detail' in value and 'status' in value:
             value = dict(value)
             if isinstance(value.get('detail'), str):

@@ -27,14 +27,18 @@ NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
 LEFTOVER_CONSUMER = 'leftover-consumer'
 LAST_MODIFIED = 'last-modified-always'
 FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
-UNKNOWN_CLASS_WITH_TRAITS = 'unknown-class-with-required'
+UNKNOWN_CLASS_WITH_TRAITS = 'unknown-class-with-filters'
+VERSION_BEFORE_CONTENT_TYPE = 'version-before-content-type'
+UUID_KEY_PATTERN = 'uuid-key-pattern'
+EMPTY_PROVIDER_NAME = 'empty-provider-name'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
 ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
-       UNKNOWN_CLASS_WITH_TRAITS, OLD_PROVIDERS_BUMPED)
+       UNKNOWN_CLASS_WITH_TRAITS, OLD_PROVIDERS_BUMPED,
+       VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME)
 
 
 def _is_page(normalised):
@@ -108,6 +112,31 @@ def _leftover_conflict(ref_detail, res_detail):
                 and ref_match.group(2) == res_match.group(2))
 
 
+# How each service's schema error quotes the pattern of a uuid used as
+# a member name (a consumer's, a provider's).
+_PLACEMENT_UUID_KEY = "'^[0-9a-fA-F-]{36}$'"
+_OUR_UUID_KEY = ("'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+                 "[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'")
+
+
+def is_empty_name_refused(req, res):
+    """resobj's 400 for a provider named ''.
+
+    Placement takes it in a PUT (and refuses it in a POST in other
+    words); the runner then renames the reference's provider back.
+    """
+    error = _error(res)
+    if (not error or error[0] != 400 or req['method'] not in ('PUT', 'POST')
+            or not req['path'].startswith('/resource_providers')
+            or "'' should be non-empty" not in (error[2] or '')):
+        return False
+    try:
+        body = json.loads(req.get('body') or b'null')
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get('name') == ''
+
+
 def _unknown_class(detail):
     return (detail or '').rpartition(' ')[2].rstrip('.')
 
@@ -123,23 +152,36 @@ def _answer_deviation(req, ref, res, diffs):
             and res['status'] == 406):
         return NON_JSON_ACCEPT
     res_error = _error(res)
+    if is_empty_name_refused(req, res):
+        return EMPTY_PROVIDER_NAME
     if (res_error and res_error[0] == 400 and '!!' in req['path']
             and "Invalid trait name '!" in (res_error[2] or '')):
         # required=!!NAME: placement reads a trait named "!NAME".
         return FORBIDDEN_TWICE
     if (res_error and res_error[0] == 400
             and req['path'].startswith('/resource_providers?')
-            and 'required=' in req['path'] and ref['status'] == 200
+            and ('required=' in req['path'] or 'member_of=' in req['path'])
+            and ref['status'] == 200
             and ref['body'] == {'resource_providers': []}
             and (res_error[2] or '').endswith(
                 'Invalid resource class in resources parameter: No such '
                 'resource class %s.' % _unknown_class(res_error[2]))):
         # Placement answers an unknown class with no providers when
-        # required= is given too, with a 400 otherwise.
+        # required= or member_of= leave none, with a 400 otherwise.
         return UNKNOWN_CLASS_WITH_TRAITS
     ref_error, res_error = _error(ref), _error(res)
+    if (ref_error and res_error and ref_error[0] == 415
+            and res_error[0] == 404
+            and (res_error[2] or '').startswith('The resource could not')):
+        # A route newer than the request's version: resobj's 404 comes
+        # before the content type is looked at.
+        return VERSION_BEFORE_CONTENT_TYPE
     if not ref_error or not res_error or ref_error[:2] != res_error[:2]:
         return None
+    if (ref_error[2] and res_error[2] and _PLACEMENT_UUID_KEY in ref_error[2]
+            and ref_error[2] == res_error[2].replace(_OUR_UUID_KEY,
+                                                     _PLACEMENT_UUID_KEY)):
+        return UUID_KEY_PATTERN
     if any(path != '/body/errors/0/detail' for path, _, _ in diffs):
         return None
     if _leftover_conflict(ref_error[2], res_error[2]):

@@ -117,6 +117,9 @@ def run(args, ref, res):
             known, diffs = deviations.classify(req, a, b, diffs)
             if replayed is not None and not diffs:
                 known.setdefault(deviations.LEFTOVER_CONSUMER, [])
+            if (deviations.is_empty_name_refused(req, b)
+                    and req['method'] == 'PUT' and a['status'] == 200):
+                _rename_back(req, ref, res, same)
             if (deviations.is_allocation_write(req)
                     and 200 <= a['status'] < 300
                     and 200 <= b['status'] < 300):
@@ -175,6 +178,18 @@ def _replay_leftover(req, a, b, ref_answer, ref, res, ref_names,
         answer = ref.send(deviations.with_generations(req, chosen))
         a = compare.normalise(answer, ref_names)
     return a, b, answer
+
+
+def _rename_back(req, ref, res, same):
+    """Give the reference's provider resobj's name again.
+
+    Placement took a PUT of the name '' that resobj refused.
+    """
+    path = req['path'].split('?')[0]
+    data = res.send(translate(generate.request('GET', path, '1.0'),
+                              same)).json() or {}
+    if 'name' in data:
+        ref.send(generate.request('PUT', path, '1.0', {'name': data['name']}))
 
 
 def _generations(client):

@@ -148,10 +148,47 @@ class TestClassify(unittest.TestCase):
                                      'NOPE.'))
         self.assertEqual([deviations.UNKNOWN_CLASS_WITH_TRAITS],
                          list(classify(req, ref, res)[0]))
-        # Without required= placement's 400 is the same: no deviation.
+        # Without required= or member_of= placement's 400 is the same: no
+        # deviation.
         req = generate.request('GET', '/resource_providers?resources=NOPE:1',
                                '1.27')
         self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_a_newer_route_before_the_content_type(self):
+        req = generate.request('PUT', '/resource_providers/%s/aggregates'
+                               % RP_A, '1.0', [])
+        ref = answer(415, error(415, 'The media type None is not '
+                                     'supported'))
+        res = answer(404, error(404, 'The resource could not be found.'))
+        self.assertEqual([deviations.VERSION_BEFORE_CONTENT_TYPE],
+                         list(classify(req, ref, res)[0]))
+        res = answer(404, error(404, 'No such provider'))
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_the_pattern_of_a_uuid_member_name(self):
+        text = ("JSON does not validate: 'x' does not match any of the "
+                "regexes: %s  Failed validating")
+        ref = answer(400, error(400, text % "'^[0-9a-fA-F-]{36}$'"))
+        res = answer(400, error(400, text % (
+            "'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+            "[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'")))
+        self.assertEqual([deviations.UUID_KEY_PATTERN],
+                         list(classify(GET, ref, res)[0]))
+        other = answer(400, error(400, text % "'^[A-Z]+$'"))
+        self.assertEqual({}, classify(GET, ref, other)[0])
+
+    def test_an_empty_provider_name(self):
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.22', {'name': ''})
+        res = answer(400, error(400, "JSON does not validate: '' should "
+                                     "be non-empty  Failed validating"))
+        self.assertEqual([deviations.EMPTY_PROVIDER_NAME],
+                         list(classify(req, answer(200, {'name': ''}),
+                                       res)[0]))
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.22', {'name': 'x'})
+        self.assertEqual({}, classify(req, answer(200, {'name': ''}),
+                                      res)[0])
 
     def test_last_modified_only_on_resobj(self):
         req = generate.request('PUT', '/resource_providers/%s' % RP_A,
