@@ -158,6 +158,8 @@ def _wording():
         exc.ResourceClassExists:
             'Conflicting resource class already exists: %(name)s',
         exc.TraitNotFound: 'No such trait(s): %(name)s.',
+        exc.TraitInUse:
+            'The trait %(name)s is in use by a resource provider.',
         exc.InvalidInventory:
             "Unable to allocate inventory: Inventory for "
             "'%(resource_class)s' on resource provider "

@@ -116,6 +116,12 @@ def normalise_json(value, names, member=None):
         return {_normalise_string(k, names): normalise_json(v, names, k)
                 for k, v in value.items()}
     if isinstance(value, list):
+        if member in UNORDERED_MEMBERS:
+            # Named in an order that does not depend on the server's:
+            # uuids a server chose are named by appearance.
+            value = sorted(value, key=lambda v: UUID_RE.sub(
+                lambda m: m.group(0) if m.group(0) in names.known
+                else '<uuid>', json.dumps(v, sort_keys=True)))
         items = [normalise_json(v, names) for v in value]
         if member in UNORDERED_MEMBERS:
             items.sort(key=lambda v: json.dumps(v, sort_keys=True))

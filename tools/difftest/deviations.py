@@ -6,11 +6,13 @@ answer's differences; the runner counts what each recognised
 in doc/source/user/api.rst, "Deviations from placement", says why each
 exists. Pure functions, no I/O.
 
-One deviation changes state rather than one answer: placement keeps
+Some deviations change state rather than one answer, and the runner
+follows them (see doc/source/contributor/testing.rst): placement keeps
 the consumer a failed allocation write created (at generation 0, with
-no allocations), resobj keeps nothing. ``leftover_consumer_replay``
-says how the runner makes both servers agree again when a later write
-meets such a consumer.
+no allocations), resobj keeps nothing (``leftover_consumer_replay``
+says which server to send the write again); resobj bumps a provider a
+write takes allocations off, placement does not; placement takes a
+provider name ''.
 """
 
 import json
@@ -27,18 +29,20 @@ NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
 LEFTOVER_CONSUMER = 'leftover-consumer'
 LAST_MODIFIED = 'last-modified-always'
 FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
-UNKNOWN_CLASS_WITH_TRAITS = 'unknown-class-with-filters'
+UNKNOWN_CLASS_WITH_FILTERS = 'unknown-class-with-filters'
 VERSION_BEFORE_CONTENT_TYPE = 'version-before-content-type'
 UUID_KEY_PATTERN = 'uuid-key-pattern'
 EMPTY_PROVIDER_NAME = 'empty-provider-name'
+LIMITED_CANDIDATES = 'limit-picks-other-candidates'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
 ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
-       UNKNOWN_CLASS_WITH_TRAITS, OLD_PROVIDERS_BUMPED,
-       VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME)
+       UNKNOWN_CLASS_WITH_FILTERS, OLD_PROVIDERS_BUMPED,
+       VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
+       LIMITED_CANDIDATES)
 
 
 def _is_page(normalised):
@@ -137,6 +141,25 @@ def is_empty_name_refused(req, res):
     return isinstance(body, dict) and body.get('name') == ''
 
 
+def _other_limited_candidates(req, ref, res, diffs):
+    """As many candidates, others: ``limit`` took them in another order.
+
+    Placement takes the first candidates in its database's order, which
+    PostgreSQL does not define.
+    """
+    if (not req['path'].startswith('/allocation_candidates?')
+            or 'limit=' not in req['path']
+            or not ref['status'] == res['status'] == 200):
+        return False
+    a, b = [answer['body'].get('allocation_requests')
+            if isinstance(answer['body'], dict) else None
+            for answer in (ref, res)]
+    return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+            and all(path.startswith(('/body/allocation_requests/',
+                                     '/body/provider_summaries/'))
+                    for path, _, _ in diffs))
+
+
 def _unknown_class(detail):
     return (detail or '').rpartition(' ')[2].rstrip('.')
 
@@ -168,7 +191,9 @@ def _answer_deviation(req, ref, res, diffs):
                 'resource class %s.' % _unknown_class(res_error[2]))):
         # Placement answers an unknown class with no providers when
         # required= or member_of= leave none, with a 400 otherwise.
-        return UNKNOWN_CLASS_WITH_TRAITS
+        return UNKNOWN_CLASS_WITH_FILTERS
+    if _other_limited_candidates(req, ref, res, diffs):
+        return LIMITED_CANDIDATES
     ref_error, res_error = _error(ref), _error(res)
     if (ref_error and res_error and ref_error[0] == 415
             and res_error[0] == 404
@@ -188,7 +213,8 @@ def _answer_deviation(req, ref, res, diffs):
         return LEFTOVER_CONSUMER
     if ref_error[0] == 409 and _check_order(ref_error[2], res_error[2]):
         return ALLOCATION_CHECK_ORDER
-    if (ref_error[0] == 409 and 'IntegrityError' in ref_error[2]
+    if (ref_error[0] == 409 and ('IntegrityError' in ref_error[2]
+                                 or 'UniqueViolation' in ref_error[2])
             and 'already has inventory of' in res_error[2]):
         return DUPLICATE_INVENTORY
     return None

@@ -80,6 +80,24 @@ class TestNormalise(unittest.TestCase):
         self.assertEqual(['/body/aggregates/0', '/body/aggregates/1'],
                          [d[0] for d in compare.differences(ref, res)])
 
+    def test_unordered_lists_name_made_uuids_whatever_the_order(self):
+        one = {'resource_providers': [
+            {'name': 'a', 'root_provider_uuid': MADE_A},
+            {'name': 'b', 'root_provider_uuid': MADE_B}]}
+        two = {'resource_providers': list(reversed(
+            one['resource_providers']))}
+        ref = compare.normalise(answer(200, one), compare.UuidNames(set()))
+        res = compare.normalise(answer(200, two), compare.UuidNames(set()))
+        self.assertEqual([], compare.differences(ref, res))
+
+    def test_mappings_compare_as_sets(self):
+        names = compare.UuidNames({KNOWN, MADE_A})
+        ref = compare.normalise(answer(200, {'mappings': {
+            '': [KNOWN, MADE_A]}}), names)
+        res = compare.normalise(answer(200, {'mappings': {
+            '': [MADE_A, KNOWN]}}), names)
+        self.assertEqual([], compare.differences(ref, res))
+
     def test_last_modified_counts_by_presence(self):
         names = compare.UuidNames(set())
         ref = compare.normalise(answer(

@@ -146,7 +146,7 @@ class TestClassify(unittest.TestCase):
         res = answer(400, error(400, 'Invalid resource class in resources '
                                      'parameter: No such resource class '
                                      'NOPE.'))
-        self.assertEqual([deviations.UNKNOWN_CLASS_WITH_TRAITS],
+        self.assertEqual([deviations.UNKNOWN_CLASS_WITH_FILTERS],
                          list(classify(req, ref, res)[0]))
         # Without required= or member_of= placement's 400 is the same: no
         # deviation.
@@ -189,6 +189,33 @@ class TestClassify(unittest.TestCase):
                                '1.22', {'name': 'x'})
         self.assertEqual({}, classify(req, answer(200, {'name': ''}),
                                       res)[0])
+
+    def test_limited_candidates_of_another_order(self):
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1&limit=1', '1.39')
+        ref = answer(200, {'allocation_requests': [{'allocations': {
+            RP_A: {}}}], 'provider_summaries': {RP_A: {}}})
+        res = answer(200, {'allocation_requests': [{'allocations': {
+            RP_B: {}}}], 'provider_summaries': {RP_B: {}}})
+        self.assertEqual([deviations.LIMITED_CANDIDATES],
+                         list(classify(req, ref, res)[0]))
+        # Without a limit, or with fewer candidates, it is unexplained.
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1', '1.39')
+        self.assertEqual({}, classify(req, ref, res)[0])
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1&limit=2', '1.39')
+        res = answer(200, {'allocation_requests': [],
+                           'provider_summaries': {}})
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_duplicate_inventory_on_postgresql(self):
+        ref = answer(409, error(409, 'Update conflict: (psycopg2.errors.'
+                                     'UniqueViolation) duplicate key'))
+        res = answer(409, error(409, 'Resource provider %s already has '
+                                     'inventory of DISK_GB.' % RP_A))
+        self.assertEqual([deviations.DUPLICATE_INVENTORY],
+                         list(classify(GET, ref, res)[0]))
 
     def test_last_modified_only_on_resobj(self):
         req = generate.request('PUT', '/resource_providers/%s' % RP_A,
