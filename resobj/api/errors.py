@@ -115,7 +115,8 @@ def _table():
         (exc.MaxDBRetriesExceeded, 409, CONCURRENT_UPDATE),
         (exc.DatabaseDeadlock, 409, CONCURRENT_UPDATE),
         (exc.ResourceProviderExists, 409, DUPLICATE_NAME),
-        (exc.ResourceClassExists, 409, DUPLICATE_NAME),
+        # Placement has no code for a duplicate class.
+        (exc.ResourceClassExists, 409, UNDEFINED),
         (exc.TraitExists, 409, DUPLICATE_NAME),
         (exc.InventoryInUse, 409, INVENTORY_INUSE),
         # Placement's code for a duplicate inventory (a lost race to it).
@@ -157,6 +158,8 @@ def _wording():
         exc.ResourceClassExists:
             'Conflicting resource class already exists: %(name)s',
         exc.TraitNotFound: 'No such trait(s): %(name)s.',
+        exc.TraitInUse:
+            'The trait %(name)s is in use by a resource provider.',
         exc.InvalidInventory:
             "Unable to allocate inventory: Inventory for "
             "'%(resource_class)s' on resource provider "

@@ -65,6 +65,26 @@ def _placement_value(header):
     return None
 
 
+def _why_malformed(value):
+    """Placement's reason for a malformed version, or None.
+
+    Placement adds to the 400 the error of the conversion that failed:
+    Python's own message for a major and minor split at the first dot
+    and each read as an integer. Log scrapers and clients read the two
+    alike only if the reason is there too.
+    """
+    parts = value.split('.', 1)
+    for part in parts:
+        try:
+            int(part)
+        except ValueError as exc:
+            return str(exc)
+    if len(parts) < 2:
+        return ("Version.__new__() missing 1 required positional "
+                "argument: 'minor'")
+    return None
+
+
 def parse(header):
     """The Version a request asks for; raises Malformed/Unacceptable."""
     if header is None:
@@ -76,7 +96,9 @@ def parse(header):
         return MAX
     match = _VERSION_RE.match(value)
     if not match:
-        raise MalformedVersion('invalid version string: %s' % value)
+        reason = _why_malformed(value)
+        raise MalformedVersion('invalid version string: %s%s' % (
+            value, '; ' + reason if reason else ''))
     version = Version(int(match.group(1)), int(match.group(2)))
     if not version.matches(MIN, MAX):
         raise UnacceptableVersion(version)

@@ -3,8 +3,10 @@
 ``resources=VCPU:2,MEMORY_MB:512``, ``member_of=in:A,B`` / ``!A`` /
 ``!in:A,B`` and ``required=T1,!T2`` / ``in:T1,T2`` follow placement's
 grammar, and are accepted only from the microversion that introduced
-each form. A malformed value is a 400 with ``placement.query.bad_value``
-(and so is a query string of too many items: see ``wellformed``).
+each form. A malformed value is a 400 with ``placement.undefined_code``,
+as placement answers for these parameters (placement's specific query
+codes are for the few checks that use them there: ``root_required``,
+``same_subtree``, a request group without resources).
 """
 
 import re
@@ -20,7 +22,7 @@ _NAME_RE = re.compile(r'^[A-Z0-9_]+\Z')
 
 
 def bad_value(detail):
-    return errors.bad_request(detail, errors.QUERY_BAD_VALUE)
+    return errors.bad_request(detail)
 
 
 # Placement's words for a malformed resources= value.
@@ -33,8 +35,7 @@ def resources(value):
     """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}."""
     result = {}
     if not value:
-        raise errors.bad_request(_BADLY_FORMED % 'empty string',
-                                 errors.QUERY_MISSING_VALUE)
+        raise bad_value(_BADLY_FORMED % 'empty string')
     for item in value.split(','):
         name, sep, amount = item.partition(':')
         name = name.strip()
@@ -77,24 +78,26 @@ def member_of(values, version):
     """[values] -> ([any-of sets], forbidden set) for 1.3+ member_of."""
     if len(values) > 1 and version < (1, 24):
         # Placement's words.
-        raise errors.bad_request(
-            'Multiple member_of parameters are not supported',
-            errors.QUERY_DUPLICATE_KEY)
+        raise bad_value('Multiple member_of parameters are not supported')
     required, forbidden = [], set()
     for value in values:
         negative = value.startswith('!')
         if negative:
             if version < (1, 32):
-                raise bad_value('Forbidden aggregates (member_of=!...) need '
-                                'microversion 1.32.')
+                # Placement's words.
+                raise bad_value('Forbidden member_of parameters are not '
+                                'supported in the specified microversion')
             value = value[1:]
         is_in = value.startswith('in:')
         if is_in:
             value = value[3:]
         uuids = _uuid_list(value, 'member_of')
         if len(uuids) > 1 and not is_in:
-            raise bad_value('Several member_of aggregates must be written '
-                            'in:A,B.')
+            # Placement's words.
+            raise bad_value("Multiple values for 'member_of' must be "
+                            "prefixed with the 'in:' or '!in:' keyword "
+                            "using the valid microversion. Got: %s"
+                            % (('!' if negative else '') + value))
         if negative:
             forbidden.update(uuids)
         else:
@@ -104,28 +107,51 @@ def member_of(values, version):
     return required, forbidden
 
 
-def required(values, version):
+# Placement's words for the parts of required= and root_required= (it
+# names 'required' for both).
+_FORM = ("Invalid query string parameters: Expected 'required' parameter "
+         "value of the form: %s. ")
+_IN_FORM = ("Invalid query string parameters: The format "
+            "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
+            "microversion 1.39. Got: %s")
+
+
+def required(values, version, param='required', conflicts=True):
     """[values] -> ([any-of sets], forbidden set) for required=.
 
     Repeating ``required`` means "all of these" from 1.39; before, as
-    in placement, the last one given replaces the others.
+    in placement, the last one given replaces the others. With
+    ``conflicts``, a trait both required and forbidden is a 400 naming
+    ``param`` (the parameter's name with its group's suffix); without,
+    as placement lists providers, it is no error: no provider passes.
     """
     if version < (1, 39):
         values = values[-1:]
-    any_of, forbidden = [], set()
+    any_of, forbidden, order = [], set(), []
     for value in values:
         if value.startswith('in:'):
             if version < (1, 39):
-                raise bad_value('required=in:... needs microversion 1.39.')
+                raise bad_value(_IN_FORM % value)
             names = [n.strip() for n in value[3:].split(',')]
+            if not all(names):
+                raise bad_value(
+                    _FORM % 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC'
+                    + 'Got an empty trait in: %s' % value)
             _check_traits(names, value)
             any_of.append(set(names))
             continue
         names, more_forbidden = _traits(value, 'required',
                                         forbidden_ok=version >= (1, 22))
         any_of.extend({name} for name in names)
+        order.extend(names)
         forbidden |= more_forbidden
-    _not_both(set().union(*(s for s in any_of if len(s) == 1)), forbidden)
+    both = [name for name in dict.fromkeys(order) if name in forbidden]
+    if both and conflicts:
+        # Placement's words.
+        raise bad_value('Conflicting required and forbidden traits found '
+                        'in the following traits keys: %s'
+                        % ', '.join('%s: (%s)' % (param, name)
+                                    for name in both))
     return any_of, forbidden
 
 
@@ -135,8 +161,16 @@ def root_required(value):
     The syntax of required= before 1.39: names, forbidden ones with a
     leading ``!``; no ``in:`` form.
     """
+    if value.startswith('in:'):
+        raise bad_value(_IN_FORM % value)
     names, forbidden = _traits(value, 'root_required')
-    _not_both(set(names), forbidden, ' in root_required')
+    both = set(names) & forbidden
+    if both:
+        # Placement's words and code.
+        raise errors.bad_request(
+            'Conflicting required and forbidden traits found in '
+            'root_required: %s' % ', '.join(sorted(both)),
+            errors.QUERY_BAD_VALUE)
     return set(names), forbidden
 
 
@@ -144,9 +178,8 @@ def _traits(value, param, forbidden_ok=True):
     """'A,!B' -> ([required names], {forbidden names}), each checked."""
     required, forbidden = [], set()
     # Placement's words, which name the form the version accepts.
-    form = ("Invalid query string parameters: Expected '%s' parameter "
-            "value of the form: HW_CPU_X86_VMX,%sCUSTOM_MAGIC. "
-            % (param, '!' if forbidden_ok else ''))
+    form = _FORM % ('HW_CPU_X86_VMX,%sCUSTOM_MAGIC'
+                    % ('!' if forbidden_ok else ''))
     for name in (n.strip() for n in value.split(',')):
         if not name:
             raise bad_value(form + 'Got an empty trait in: %s' % value)
@@ -161,16 +194,14 @@ def _traits(value, param, forbidden_ok=True):
     return required, forbidden
 
 
-def _not_both(required, forbidden, where=''):
-    both = required & forbidden
-    if both:
-        raise bad_value('A trait cannot be both required and forbidden%s: '
-                        '%s.' % (where, ', '.join(sorted(both))))
-
-
 def _check_traits(names, value, param='required'):
+    """A name with a second ``!`` is refused (resobj is stricter there).
+
+    Any other name that is no trait's is looked up and answered as
+    placement answers an unknown trait.
+    """
     for name in names:
-        if not _NAME_RE.match(name):
+        if name.startswith('!'):
             raise bad_value('Invalid trait name %r in %s=%s.'
                             % (name, param, value))
 

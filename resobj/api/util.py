@@ -8,6 +8,7 @@ microversion-dependent caching headers) and ``authorize``.
 import datetime
 import json
 import pprint
+import re
 import textwrap
 
 import jsonschema
@@ -16,6 +17,7 @@ from oslo_utils import timeutils
 import webob
 
 from resobj.api import errors
+from resobj.api.schemas import common
 from resobj.api import wellformed
 
 CONTEXT = 'resobj.context'
@@ -31,31 +33,48 @@ def version(req):
     return req.environ[MICROVERSION]
 
 
-# {id(schema): (schema, validator)}: schemas are module constants or
-# cached per microversion, so each is compiled once; the schema is kept
-# so its id cannot be reused by another object.
+# {(id(schema), id(formats)): (schema, validator)}: schemas are module
+# constants or cached per microversion, so each is compiled once; the
+# schema is kept so its id cannot be reused by another object.
 _VALIDATORS = {}
 
+# jsonschema's formats. In a body, 'uuid' is the pattern of
+# schemas.common (dashes optional); in a query string, jsonschema's own
+# (with its dashes), as placement reads each. Either way a malformed one
+# is "'x' is not a 'uuid'", in placement's words.
+_FORMATS = jsonschema.FormatChecker()
+_QUERY_FORMATS = jsonschema.FormatChecker()
+_UUID_RE = re.compile(common.UUID_PATTERN)
 
-def _validator(schema):
+
+@_FORMATS.checks('uuid')
+def _is_uuid(value):
+    return not isinstance(value, str) or bool(_UUID_RE.match(value))
+
+
+def _validator(schema, formats):
     # Format checking catches e.g. a malformed uuid string.
-    entry = _VALIDATORS.get(id(schema))
+    entry = _VALIDATORS.get((id(schema), id(formats)))
     if entry is None or entry[0] is not schema:
         entry = (schema, jsonschema.Draft7Validator(
-            schema, format_checker=jsonschema.FormatChecker()))
-        _VALIDATORS[id(schema)] = entry
+            schema, format_checker=formats))
+        _VALIDATORS[(id(schema), id(formats))] = entry
     return entry[1]
 
 
-def validate(data, schema, what):
-    """Raise a 400 naming the first error of ``data`` against ``schema``.
+def validate(data, schema, what, formats=None):
+    """Raise a 400 naming the main error of ``data`` against ``schema``.
 
     The detail is ``what`` and jsonschema's full account of the error,
     on one line, as placement words it (clients and log scrapers match
     on "Failed validating 'maxLength'"): the message, the keyword, where
     in the schema and in the document, the schema part and the value.
     """
-    for error in _validator(schema).iter_errors(data):
+    # The error jsonschema's validate() would raise, as placement's does:
+    # the most relevant (the shallowest) of them, not the first found.
+    error = jsonschema.exceptions.best_match(
+        _validator(schema, formats or _FORMATS).iter_errors(data))
+    if error is not None:
         raise errors.bad_request('%s %s' % (what, describe(error)))
 
 
@@ -78,10 +97,29 @@ def _index(path):
     return ''.join('[%r]' % part for part in path)
 
 
+# How a pattern's end reads in jsonschema's message (the repr of
+# ``...\Z``), and how placement's patterns end there.
+_OUR_ANCHOR = "\\\\Z'"
+_PLACEMENT_ANCHOR = "$'"
+
+
 def describe(error):
-    """One line: what jsonschema's ``str(error)`` says over several."""
+    """One line: what jsonschema's ``str(error)`` says over several.
+
+    The message quotes a pattern as placement writes it, ending in
+    ``$``: clients and operators read "does not match '^[1-9][0-9]*$'".
+    Ours end in ``\\Z`` (see ``schemas.common``), which differs only for
+    a final line break, a string ``wellformed`` has refused already.
+    """
+    message = error.message
+    if error.validator in ('pattern', 'additionalProperties'):
+        # The patterns come after the value the message quotes first.
+        value, said, patterns = message.rpartition(' does not match ')
+        if said:
+            message = value + said + patterns.replace(_OUR_ANCHOR,
+                                                      _PLACEMENT_ANCHOR)
     text = '%s\n\nFailed validating %r in schema%s:\n%s\n\nOn instance%s:' \
-        '\n%s' % (_cut(error.message), error.validator,
+        '\n%s' % (_cut(message), error.validator,
                   _index(list(error.relative_schema_path)[:-1]),
                   _indent(error.schema), _index(error.relative_path),
                   _cut(_indent(error.instance)))
@@ -125,32 +163,41 @@ def query(req, schema, repeatable=(), only_known=False, first_of=(),
     counts (only that one is validated, as placement does). With
     ``only_known``, parameters the schema does not name are left out (for
     a caller that parses them).
+    The schema sees one string per parameter, as placement's does (the
+    last value of a repeatable one; its callers parse every value), so
+    that a schema error shows the query as placement shows it.
     The application has checked the query string's text already (see
     :mod:`resobj.api.wellformed`).
     """
-    params = {}
+    params, shown = {}, {}
     given = req.GET
     for key in given.keys():
         if only_known and key not in schema['properties']:
             continue
         values = given.getall(key)
+        shown[key] = values[-1]
         if key in repeatable:
             params[key] = values
         elif key in first_of:
             for value in values[1:]:
-                validate(dict(params, **{key: value}), schema,
-                         'Invalid query string parameters:')
-            params[key] = values[0]
+                _validate_query(dict(shown, **{key: value}), schema)
+            params[key] = shown[key] = values[0]
         elif key in last_of:
             params[key] = values[-1]
         elif len(values) > 1:
+            # Placement's words and code.
             raise errors.bad_request(
-                'Query parameter %s given %d times; it may appear once'
-                % (key, len(values)), errors.QUERY_DUPLICATE_KEY)
+                "Query parameter '%s' may be specified only once." % key,
+                errors.QUERY_DUPLICATE_KEY)
         else:
             params[key] = values[0]
-    validate(params, schema, 'Invalid query string parameters:')
+    _validate_query(shown, schema)
     return params
+
+
+def _validate_query(shown, schema):
+    validate(shown, schema, 'Invalid query string parameters:',
+             formats=_QUERY_FORMATS)
 
 
 def _http_date(value):

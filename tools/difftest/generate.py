@@ -16,6 +16,8 @@ import json
 import random
 import uuid
 
+from tools.difftest import deviations
+
 MAX_MINOR = 39
 STANDARD_CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF',
                     'IPV4_ADDRESS']
@@ -24,10 +26,16 @@ STANDARD_TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'STORAGE_DISK_SSD',
 
 
 def request(method, path, version=None, body=None, headers=None,
-            raw=None):
-    """A request: ``body`` is JSON-encoded, ``raw`` bytes sent as is."""
+            raw=None, deviation=None):
+    """A request: ``body`` is JSON-encoded, ``raw`` bytes sent as is.
+
+    ``deviation``: the name of the documented deviation (see
+    ``deviations``) this request undoes, whose answers differ by it.
+    """
     req = {'method': method, 'path': path, 'version': version,
            'headers': dict(headers or {})}
+    if deviation is not None:
+        req['deviation'] = deviation
     if body is not None:
         req['body'] = json.dumps(body).encode()
         req['headers'].setdefault('Content-Type', 'application/json')
@@ -625,7 +633,8 @@ class Sequence:
                           headers={'Accept': 'text/plain'})
             # Placement creates it (resobj answers 406): make both the
             # same again.
-            yield request('DELETE', '/traits/CUSTOM_X', '1.6')
+            yield request('DELETE', '/traits/CUSTOM_X', '1.6',
+                          deviation=deviations.NON_JSON_ACCEPT)
 
     def mutate(self, body):
         """A malformed variant of a JSON body."""

@@ -72,7 +72,8 @@ def _groups(req, version):
             group.resources = query.resources(params['resources'][0])
         if 'required' in params:
             group.required_traits, group.forbidden_traits = \
-                query.required(params['required'], version)
+                query.required(params['required'], version,
+                               'required' + suffix)
         if 'member_of' in params:
             group.member_of, group.forbidden_aggs = query.member_of(
                 params['member_of'], version)
@@ -104,9 +105,9 @@ def _same_subtree(values):
     """same_subtree=_A,_B (repeatable) -> [['_A', '_B'], ...]."""
     subtrees = [value.split(',') for value in values]
     if any('' in suffixes for suffixes in subtrees):
-        raise query.bad_value(
+        raise errors.bad_request(
             'Empty string (unsuffixed group) can not be specified in '
-            '`same_subtree` ')
+            '`same_subtree` ', errors.QUERY_BAD_VALUE)
     return subtrees
 
 
@@ -117,9 +118,10 @@ def _check_resourceless(groups, subtrees):
                      if g.suffix and not g.resources and
                      g.suffix not in named)
     if orphans:
-        raise query.bad_value(
+        raise errors.bad_request(
             'Resourceless suffixed group request should be specified in '
-            '`same_subtree` query param: bad group(s) - %s.' % orphans)
+            '`same_subtree` query param: bad group(s) - %s.' % orphans,
+            errors.QUERY_BAD_VALUE)
 
 
 def _check_subtree_suffixes(groups, subtrees):
@@ -132,9 +134,10 @@ def _check_subtree_suffixes(groups, subtrees):
     for suffixes in subtrees:
         unknown = [suffix for suffix in suffixes if suffix not in known]
         if unknown:
-            raise query.bad_value(
+            raise errors.bad_request(
                 'Real suffixes should be specified in `same_subtree`: '
-                '%s not found in %s.' % (unknown, known))
+                '%s not found in %s.' % (unknown, known),
+                errors.QUERY_BAD_VALUE)
 
 
 def _format(version, candidates, requested):

@@ -100,9 +100,12 @@ def set_inventories(req):
     rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.PUT_ALL)
     rp_handler.check_generation(rp, data['resource_provider_generation'])
-    inventories = inv_obj.InventoryList(util.context(req), objects=[
-        build(req, rp, rc, values)
-        for rc, values in sorted(data['inventories'].items())])
+    # Checked in the order of the body, as placement reports the first
+    # bad one; written in class order.
+    built = [build(req, rp, rc, values)
+             for rc, values in data['inventories'].items()]
+    inventories = inv_obj.InventoryList(util.context(req), objects=sorted(
+        built, key=lambda inventory: inventory.resource_class))
     try:
         _write(req, rp, rp.set_inventory, inventories)
     except exception.InventoryInUse as exc:
@@ -170,4 +173,10 @@ def delete_inventory(req):
         raise errors.not_found(
             'No inventory of class %s found for delete: No inventory of '
             'class %s found for delete' % (resource_class, resource_class))
+    except exception.InventoryInUse as exc:
+        # Placement's words here.
+        raise errors.conflict('Unable to delete inventory of class %s: %s'
+                              % (resource_class,
+                                 errors.placement_detail(exc)),
+                              errors.INVENTORY_INUSE)
     return util.respond(req, status=204)

@@ -105,7 +105,8 @@ def list_resource_providers(req):
             filters['forbidden_aggregates'] = forbidden
     if 'required' in params:
         filters['required_traits'], filters['forbidden_traits'] = \
-            query.required(params['required'], version)
+            query.required(params['required'], version,
+                           conflicts=False)
     if 'resources' in params:
         filters['resources'] = query.resources(params['resources'])
     try:
@@ -115,7 +116,9 @@ def list_resource_providers(req):
         raise errors.bad_request('Invalid resource class in resources '
                                  'parameter: %s' % exc)
     except exception.TraitNotFound as exc:
-        raise errors.bad_request('Invalid query string parameters: %s'
+        # Placement's words.
+        raise errors.bad_request('Invalid trait(s) in "required" '
+                                 'parameter: %s'
                                  % errors.placement_detail(exc))
     return util.respond(
         req, {'resource_providers': [format_provider(version, rp)

@@ -52,7 +52,7 @@ def _dict_form(version, allow_empty=False):
         'required': ['resources'], 'additionalProperties': False,
     }
     schema = {'type': 'object',
-              'patternProperties': {common.UUID['pattern']: per_provider},
+              'patternProperties': {common.UUID_PATTERN: per_provider},
               'additionalProperties': False}
     if version < (1, 28) and not allow_empty:
         schema['minProperties'] = 1
@@ -90,6 +90,6 @@ def put(version):
 def post(version):
     """1.13+: {CONSUMER_UUID: <consumer>, ...}."""
     return {'type': 'object', 'minProperties': 1,
-            'patternProperties': {common.UUID['pattern']:
+            'patternProperties': {common.UUID_PATTERN:
                                   _consumer(version, post=True)},
             'additionalProperties': False}

@@ -27,8 +27,8 @@ def query(version):
     if version >= (1, 35):
         properties['root_required'] = {'type': 'string'}
     if version >= (1, 36):
-        properties['same_subtree'] = {'type': 'array',
-                                      'items': {'type': 'string'}}
+        # Repeatable: the schema sees the last value.
+        properties['same_subtree'] = {'type': 'string'}
     return {'type': 'object', 'properties': properties}
 
 

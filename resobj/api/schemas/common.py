@@ -5,11 +5,11 @@ Patterns end in ``\Z``, never ``$``: jsonschema tests a pattern with
 ``"INSTANCE\n"`` would pass ``^[A-Z0-9_]+$``.
 """
 
-UUID = {
-    'type': 'string',
-    'pattern': '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-               r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\Z',
-}
+UUID_PATTERN = ('^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\Z')
+# Checked by the 'uuid' format (resobj.api.util), which is this pattern:
+# a schema error says "'x' is not a 'uuid'", as placement's does.
+UUID = {'type': 'string', 'format': 'uuid'}
 RESOURCE_CLASS = {'type': 'string', 'pattern': r'^[A-Z0-9_]+\Z',
                   'maxLength': 255}
 CUSTOM_NAME = {'type': 'string', 'pattern': r'^CUSTOM_[A-Z0-9_]+\Z',

@@ -21,7 +21,7 @@ def post(version):
         'properties': {
             'inventories': {
                 'type': 'object', 'minProperties': 1,
-                'patternProperties': {common.UUID['pattern']: per_provider},
+                'patternProperties': {common.UUID_PATTERN: per_provider},
                 'additionalProperties': False},
             'allocations': dict(allocation.post(version), minProperties=0),
         },

@@ -29,14 +29,14 @@ def list_query(version):
     properties = {'name': {'type': 'string', 'maxLength': 200},
                   'uuid': _UUID_PARAM}
     if version >= (1, 3):
-        properties['member_of'] = {
-            'type': 'array', 'items': {'type': 'string'}}
+        # Repeatable (from 1.24): the schema sees the last value.
+        properties['member_of'] = {'type': 'string'}
     if version >= (1, 4):
         properties['resources'] = {'type': 'string'}
     if version >= (1, 14):
         properties['in_tree'] = _UUID_PARAM
     if version >= (1, 18):
-        properties['required'] = {
-            'type': 'array', 'items': {'type': 'string'}}
+        # Repeatable (from 1.39): the schema sees the last value.
+        properties['required'] = {'type': 'string'}
     return {'type': 'object', 'properties': properties,
             'additionalProperties': False}

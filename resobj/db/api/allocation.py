@@ -485,10 +485,8 @@ def _ids(context, requests, create=None):
     'created': {None: id}}. ``create``: a request whose consumer this
     statement inserts if it is new and its owners exist (PostgreSQL;
     see :func:`_create_consumer_query`); 'created' holds its id then.
-    ResourceProviderNotFound or
-    ResourceClassNotFound for the first unknown provider or class,
-    providers first; unknown owners are left out (a new consumer's are
-    created).
+    Unknown providers, classes and owners are left out (see
+    :func:`_check_known`; a new consumer's owners are created).
     """
     allocations = [a for r in requests for a in r['allocations']]
     uuids = {a['resource_provider_uuid'] for a in allocations}
@@ -513,11 +511,24 @@ def _ids(context, requests, create=None):
     for kind, key, row_id in utils.execute(
             context, _ids_query(counts, typed), values):
         found[kind][key] = row_id
-    for uuid in sorted(uuids - set(found['rp'])):
-        raise exception.ResourceProviderNotFound(key=uuid)
-    for name in sorted(names - set(found['rc'])):
-        raise exception.ResourceClassNotFound(name=name)
     return found
+
+
+def _check_known(request, ids):
+    """ResourceProviderNotFound or ResourceClassNotFound for ``request``.
+
+    The first unknown provider, then the first unknown class, in the
+    order of the request, as placement reports them: after every
+    consumer's generation is checked.
+    """
+    for allocation in request['allocations']:
+        if allocation['resource_provider_uuid'] not in ids['rp']:
+            raise exception.ResourceProviderNotFound(
+                key=allocation['resource_provider_uuid'])
+    for allocation in request['allocations']:
+        if allocation['resource_class'] not in ids['rc']:
+            raise exception.ResourceClassNotFound(
+                name=allocation['resource_class'])
 
 
 def _ensure_consumer(context, request, ids):
@@ -619,8 +630,11 @@ def replace_all(context, requests):
     consumers = {}
     rows = []
     for request in requests:
-        consumer = _ensure_consumer(context, request, ids)
-        consumers[request['consumer_uuid']] = consumer
+        consumers[request['consumer_uuid']] = _ensure_consumer(
+            context, request, ids)
+    for request in requests:
+        _check_known(request, ids)
+        consumer = consumers[request['consumer_uuid']]
         rows += [(rp_ids[a['resource_provider_uuid']], consumer['id'],
                   rc_ids[a['resource_class']], a['used'])
                  for a in request['allocations']]

@@ -1,0 +1,375 @@
+"""The documented deviations from placement the harness can meet.
+
+Each one has a name and a narrow test that recognises it in one
+answer's differences; the runner counts what each recognised
+("documented: <name>") and reports the rest as unexplained. The list
+in doc/source/user/api.rst, "Deviations from placement", says why each
+exists. Pure functions, no I/O.
+
+Some deviations change state rather than one answer, and the runner
+follows them (see doc/source/contributor/testing.rst): placement keeps
+the consumer a failed allocation write created (at generation 0, with
+no allocations), resobj keeps nothing (``leftover_consumer_replay``
+says which server to send the write again); resobj bumps a provider a
+write takes allocations off, placement does not; placement takes a
+provider name ''.
+"""
+
+import json
+import re
+
+# Names, as the report prints them.
+REFERENCE_500 = 'reference-500'
+VARY_ON_ERRORS = 'vary-on-errors'
+ERROR_PAGE = 'json-errors-only'
+NON_JSON_ACCEPT = 'non-json-accept-406'
+ALLOCATION_CHECK_ORDER = 'allocation-check-order'
+DUPLICATE_INVENTORY = 'duplicate-inventory-detail'
+NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
+LEFTOVER_CONSUMER = 'leftover-consumer'
+LAST_MODIFIED = 'last-modified-always'
+FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
+UNKNOWN_CLASS_WITH_FILTERS = 'unknown-class-with-filters'
+VERSION_BEFORE_CONTENT_TYPE = 'version-before-content-type'
+UUID_KEY_PATTERN = 'uuid-key-pattern'
+EMPTY_PROVIDER_NAME = 'empty-provider-name'
+LIMITED_CANDIDATES = 'limit-picks-other-candidates'
+# Counted by the runner (it follows the reference up, see run.py).
+OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
+
+ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
+       ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
+       LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
+       UNKNOWN_CLASS_WITH_FILTERS, OLD_PROVIDERS_BUMPED,
+       VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
+       LIMITED_CANDIDATES)
+
+
+def _is_page(normalised):
+    content_type = normalised['headers'].get('content-type', '')
+    return content_type.startswith(('text/html', 'text/plain'))
+
+
+def _accepts_json(req):
+    accept = req['headers'].get('Accept', 'application/json')
+    return 'json' in accept or '*/*' in accept
+
+
+def _error(normalised):
+    """(status, code, detail) of an error answer, or None."""
+    body = normalised['body']
+    if not isinstance(body, dict) or not body.get('errors'):
+        return None
+    first = body['errors'][0]
+    return first.get('status'), first.get('code'), first.get('detail')
+
+
+_INVALID_RE = re.compile(
+    r"Unable to allocate inventory: Inventory for '([^']*)' on resource "
+    r"provider '([^']*)' invalid\.$")
+# Any of the three reasons an allocation does not fit, naming one class
+# on one provider.
+_ONE_PAIR_RE = re.compile(
+    r"Unable to allocate inventory: (Inventory for|Unable to create "
+    r"allocation for) '[^',]*' on resource provider '[^',]*'[. ]")
+
+
+def _invalid_inventory(detail):
+    match = _INVALID_RE.search(detail or '')
+    if not match:
+        return None
+    return [[n.strip() for n in group.split(',')] for group in
+            match.groups()]
+
+
+def _check_order(ref_detail, res_detail):
+    """Both name what does not fit, but not the same first.
+
+    resobj lists the classes by name and the providers in creation
+    order, where placement's order changes from run to run; and each
+    may meet another (provider, class) pair first.
+    """
+    ref_names = _invalid_inventory(ref_detail)
+    res_names = _invalid_inventory(res_detail)
+    if ref_names and res_names and all(
+            sorted(a) == sorted(b) for a, b in zip(ref_names, res_names)):
+        return True
+    return bool(_ONE_PAIR_RE.search(ref_detail or '')
+                and _ONE_PAIR_RE.search(res_detail or ''))
+
+
+_GENERATION_RE = re.compile(
+    r'consumer generation conflict - expected (\S+) but got (\S+)$')
+
+
+def _leftover_conflict(ref_detail, res_detail):
+    """The same wrong generation, for a consumer only placement has.
+
+    Placement's left-over consumer is at generation 0, where resobj
+    has no consumer (null).
+    """
+    ref_match = _GENERATION_RE.search(ref_detail or '')
+    res_match = _GENERATION_RE.search(res_detail or '')
+    return bool(ref_match and res_match
+                and ref_match.group(1) == '0'
+                and res_match.group(1) == 'null'
+                and ref_match.group(2) == res_match.group(2))
+
+
+# How each service's schema error quotes the pattern of a uuid used as
+# a member name (a consumer's, a provider's).
+_PLACEMENT_UUID_KEY = "'^[0-9a-fA-F-]{36}$'"
+_OUR_UUID_KEY = ("'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+                 "[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'")
+
+
+def is_empty_name_refused(req, res):
+    """resobj's 400 for a provider named ''.
+
+    Placement takes it in a PUT (and refuses it in a POST in other
+    words); the runner then renames the reference's provider back.
+    """
+    error = _error(res)
+    if (not error or error[0] != 400 or req['method'] not in ('PUT', 'POST')
+            or not req['path'].startswith('/resource_providers')
+            or "'' should be non-empty" not in (error[2] or '')):
+        return False
+    try:
+        body = json.loads(req.get('body') or b'null')
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get('name') == ''
+
+
+def _other_limited_candidates(req, ref, res, diffs):
+    """As many candidates, others: ``limit`` took them in another order.
+
+    Placement takes the first candidates in its database's order, which
+    PostgreSQL does not define.
+    """
+    if (not req['path'].startswith('/allocation_candidates?')
+            or 'limit=' not in req['path']
+            or not ref['status'] == res['status'] == 200):
+        return False
+    a, b = [answer['body'].get('allocation_requests')
+            if isinstance(answer['body'], dict) else None
+            for answer in (ref, res)]
+    return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+            and all(path.startswith(('/body/allocation_requests/',
+                                     '/body/provider_summaries/'))
+                    for path, _, _ in diffs))
+
+
+def _unknown_class(detail):
+    return (detail or '').rpartition(' ')[2].rstrip('.')
+
+
+def _answer_deviation(req, ref, res, diffs):
+    """A deviation that explains every difference of one answer."""
+    if req.get('deviation') in ALL:
+        # A request the sequence makes to undo a deviation it just met
+        # (the DELETE after placement created a trait for a text/plain
+        # request).
+        return req['deviation']
+    if (not _accepts_json(req) and 200 <= ref['status'] < 300
+            and res['status'] == 406):
+        return NON_JSON_ACCEPT
+    res_error = _error(res)
+    if is_empty_name_refused(req, res):
+        return EMPTY_PROVIDER_NAME
+    if (res_error and res_error[0] == 400 and '!!' in req['path']
+            and "Invalid trait name '!" in (res_error[2] or '')):
+        # required=!!NAME: placement reads a trait named "!NAME".
+        return FORBIDDEN_TWICE
+    if (res_error and res_error[0] == 400
+            and req['path'].startswith('/resource_providers?')
+            and ('required=' in req['path'] or 'member_of=' in req['path'])
+            and ref['status'] == 200
+            and ref['body'] == {'resource_providers': []}
+            and (res_error[2] or '').endswith(
+                'Invalid resource class in resources parameter: No such '
+                'resource class %s.' % _unknown_class(res_error[2]))):
+        # Placement answers an unknown class with no providers when
+        # required= or member_of= leave none, with a 400 otherwise.
+        return UNKNOWN_CLASS_WITH_FILTERS
+    if _other_limited_candidates(req, ref, res, diffs):
+        return LIMITED_CANDIDATES
+    ref_error, res_error = _error(ref), _error(res)
+    if (ref_error and res_error and ref_error[0] == 415
+            and res_error[0] == 404
+            and (res_error[2] or '').startswith('The resource could not')):
+        # A route newer than the request's version: resobj's 404 comes
+        # before the content type is looked at.
+        return VERSION_BEFORE_CONTENT_TYPE
+    if not ref_error or not res_error or ref_error[:2] != res_error[:2]:
+        return None
+    if (ref_error[2] and res_error[2] and _PLACEMENT_UUID_KEY in ref_error[2]
+            and ref_error[2] == res_error[2].replace(_OUR_UUID_KEY,
+                                                     _PLACEMENT_UUID_KEY)):
+        return UUID_KEY_PATTERN
+    if any(path != '/body/errors/0/detail' for path, _, _ in diffs):
+        return None
+    if _leftover_conflict(ref_error[2], res_error[2]):
+        return LEFTOVER_CONSUMER
+    if ref_error[0] == 409 and _check_order(ref_error[2], res_error[2]):
+        return ALLOCATION_CHECK_ORDER
+    if (ref_error[0] == 409 and ('IntegrityError' in ref_error[2]
+                                 or 'UniqueViolation' in ref_error[2])
+            and 'already has inventory of' in res_error[2]):
+        return DUPLICATE_INVENTORY
+    return None
+
+
+def _diff_deviation(req, ref, res, diff):
+    """A deviation that explains one difference."""
+    path, a, b = diff
+    if ref['status'] >= 500:
+        # Placement's own failure: nothing to compare with.
+        return REFERENCE_500
+    if path == '/headers/vary' and a == '<absent>' and ref['status'] >= 400:
+        return VARY_ON_ERRORS
+    if (path == '/headers/last-modified?' and a is False and b is True
+            and ref['status'] == res['status'] == 200):
+        # Placement leaves Last-Modified off some answers that carry
+        # Cache-Control (a PUT of a provider that changes nothing).
+        return LAST_MODIFIED
+    if (_is_page(ref) and ref['status'] >= 400
+            and (path.startswith('/body') or
+                 path == '/headers/content-type')):
+        return ERROR_PAGE
+    return None
+
+
+def _same_aggregates_reordered(req, ref, res):
+    """Both list the same aggregates, in another order.
+
+    resobj creates (and so lists) the aggregates one request names for
+    the first time in uuid order.
+    """
+    if not req['path'].split('?')[0].endswith('/aggregates'):
+        return False
+    a, b = [answer['body'].get('aggregates')
+            if isinstance(answer['body'], dict) else None
+            for answer in (ref, res)]
+    return (isinstance(a, list) and isinstance(b, list) and a != b
+            and sorted(a) == sorted(b))
+
+
+def classify(req, ref, res, diffs):
+    """({deviation name: [differences]}, [unexplained differences]).
+
+    ``ref`` and ``res`` are normalised answers to ``req``.
+    """
+    if not diffs:
+        return {}, []
+    whole = _answer_deviation(req, ref, res, diffs)
+    if whole:
+        return {whole: list(diffs)}, []
+    known, rest = {}, []
+    reordered = _same_aggregates_reordered(req, ref, res)
+    for diff in diffs:
+        name = _diff_deviation(req, ref, res, diff)
+        if name is None and reordered and diff[0].startswith(
+                '/body/aggregates/'):
+            name = NEW_AGGREGATES_ORDER
+        if name is None:
+            rest.append(diff)
+        else:
+            known.setdefault(name, []).append(diff)
+    return known, rest
+
+
+# -- placement's left-over consumers -------------------------------------
+
+ALLOCATION_WRITES = ('PUT /allocations/', 'POST /allocations',
+                     'POST /reshaper')
+_EXPECTED_0 = 'consumer generation conflict - expected 0 but got None'
+_EXPECTED_NULL = 'consumer generation conflict - expected null but got 0'
+
+
+def is_allocation_write(req):
+    where = '%s %s' % (req['method'], req['path'].split('?')[0])
+    return where.startswith(ALLOCATION_WRITES) and where != 'PUT /allocations/'
+
+
+def _consumer_bodies(req):
+    """{consumer uuid: its JSON object in the body} (may be empty)."""
+    try:
+        body = json.loads(req.get('body') or b'null')
+    except ValueError:
+        return None, {}
+    if not isinstance(body, dict):
+        return body, {}
+    if req['method'] == 'PUT':
+        return body, {req['path'].split('/')[2].split('?')[0]: body}
+    if req['path'].startswith('/reshaper'):
+        consumers = body.get('allocations')
+    else:
+        consumers = body
+    if not isinstance(consumers, dict):
+        return body, {}
+    return body, {k: v for k, v in consumers.items() if isinstance(v, dict)}
+
+
+def with_generations(req, generations):
+    """``req`` with the consumer generations ``{uuid: generation}``."""
+    body, consumers = _consumer_bodies(req)
+    for uuid, generation in generations.items():
+        consumers[uuid]['consumer_generation'] = generation
+    replay = dict(req)
+    replay['body'] = json.dumps(body).encode()
+    return replay
+
+
+def generations(req, value):
+    """The consumers, in body order, whose generation is ``value``."""
+    return [uuid for uuid, entry in _consumer_bodies(req)[1].items()
+            if 'consumer_generation' in entry
+            and entry['consumer_generation'] == value
+            and not isinstance(entry['consumer_generation'], bool)]
+
+
+def _conflict(normalised, ending):
+    """A consumer generation conflict whose detail ends with ``ending``."""
+    error = _error(normalised)
+    return bool(error and error[0] == 409 and error[2]
+                and 'consumer generation conflict' in error[2]
+                and error[2].endswith(ending))
+
+
+def is_expected_0(normalised):
+    """Placement's answer for a null generation of a left-over consumer."""
+    return _conflict(normalised, _EXPECTED_0)
+
+
+def is_expected_null(normalised):
+    """Placement's answer for a generation given for no consumer."""
+    return _conflict(normalised, _EXPECTED_NULL)
+
+
+def leftover_consumer_replay(req, ref, res):
+    """Which server to send a write again after a left-over consumer.
+
+    Placement answers a write that gives a consumer it left behind
+    (generation 0, no allocations) ``consumer_generation: null`` with a
+    409 "expected 0 but got None", where resobj, which has no such
+    consumer, goes on; and it takes a ``consumer_generation: 0`` that
+    resobj refuses (no consumer of any other origin has generation 0
+    in placement: a write that succeeds makes it 1).
+
+    Returns 'reference' (send it again giving 0 for the left-over
+    consumers among those with a null generation: the runner finds
+    which, in body order, by placement's answers), 'resobj' (send it
+    again with null for those at 0), or None when the difference is no
+    such case.
+    """
+    if not is_allocation_write(req):
+        return None
+    if is_expected_0(ref) and not is_expected_0(res):
+        return 'reference' if generations(req, None) else None
+    # Placement took the 0 (and went on, to succeed or to fail later),
+    # resobj has no such consumer.
+    if (is_expected_null(res) and not is_expected_null(ref)
+            and not _conflict(ref, '') and generations(req, 0)):
+        return 'resobj'
+    return None

@@ -1,0 +1,324 @@
+"""Unit tests of the named deviations and the left-over consumer replay.
+
+    python -m unittest discover -s tools/difftest/tests -t .
+"""
+
+import json
+import unittest
+
+from tools.difftest import compare
+from tools.difftest import deviations
+from tools.difftest import generate
+
+RP_A = 'aaaaaaaa-2222-4333-8444-555555555555'
+RP_B = 'bbbbbbbb-2222-4333-8444-555555555555'
+C1 = 'c1c1c1c1-2222-4333-8444-555555555555'
+C2 = 'c2c2c2c2-2222-4333-8444-555555555555'
+
+
+def answer(status, body=None, **headers):
+    pairs = [(k.replace('_', '-'), v) for k, v in headers.items()]
+    raw = b''
+    if body is not None:
+        raw = json.dumps(body).encode()
+        pairs.append(('Content-Type', 'application/json'))
+    return compare.normalise(compare.Answer(status, pairs, raw),
+                             compare.UuidNames({RP_A, RP_B, C1, C2}))
+
+
+def error(status, detail, code='placement.undefined_code'):
+    return {'errors': [{'status': status, 'detail': detail, 'code': code,
+                        'request_id': 'req-x'}]}
+
+
+def classify(req, ref, res):
+    return deviations.classify(req, ref, res, compare.differences(ref, res))
+
+
+GET = generate.request('GET', '/resource_providers', '1.14')
+
+
+class TestClassify(unittest.TestCase):
+
+    def test_no_difference_no_deviation(self):
+        ref = answer(200, {'a': 1})
+        self.assertEqual(({}, []), classify(GET, ref, answer(200, {'a': 1})))
+
+    def test_vary_missing_on_a_reference_error(self):
+        ref = answer(404, error(404, 'x'))
+        res = answer(404, error(404, 'x'), vary='openstack-api-version')
+        known, rest = classify(GET, ref, res)
+        self.assertEqual([], rest)
+        self.assertEqual([deviations.VARY_ON_ERRORS], list(known))
+
+    def test_vary_missing_on_a_success_is_unexplained(self):
+        ref = answer(200, {})
+        res = answer(200, {}, vary='openstack-api-version')
+        known, rest = classify(GET, ref, res)
+        self.assertEqual({}, known)
+        self.assertEqual(1, len(rest))
+
+    def test_other_differences_remain_beside_a_documented_one(self):
+        ref = answer(404, error(404, 'x'))
+        res = answer(404, error(404, 'y'), vary='openstack-api-version')
+        known, rest = classify(GET, ref, res)
+        self.assertEqual([deviations.VARY_ON_ERRORS], list(known))
+        self.assertEqual(['/body/errors/0/detail'], [d[0] for d in rest])
+
+    def test_invalid_inventory_in_another_order(self):
+        text = ("Unable to allocate inventory: Inventory for '%s' on "
+                "resource provider '%s' invalid.")
+        ref = answer(409, error(409, text % ('B, A', RP_A + ', ' + RP_B)))
+        res = answer(409, error(409, text % ('A, B', RP_B + ', ' + RP_A)))
+        known, rest = classify(GET, ref, res)
+        self.assertEqual(([deviations.ALLOCATION_CHECK_ORDER], []),
+                         (list(known), rest))
+
+    def test_invalid_inventory_of_other_names_is_unexplained(self):
+        text = ("Unable to allocate inventory: Inventory for '%s' on "
+                "resource provider '%s' invalid.")
+        ref = answer(409, error(409, text % ('A, B', RP_A)))
+        res = answer(409, error(409, text % ('A, C', RP_A)))
+        self.assertEqual(1, len(classify(GET, ref, res)[1]))
+
+    def test_another_first_pair(self):
+        ref = answer(409, error(
+            409, "Unable to allocate inventory: Inventory for 'VF' on "
+                 "resource provider '%s' invalid." % RP_A))
+        res = answer(409, error(
+            409, "Unable to allocate inventory: Unable to create "
+                 "allocation for 'MEMORY_MB' on resource provider '%s'. "
+                 "The requested amount would violate inventory "
+                 "constraints." % RP_A))
+        known, rest = classify(GET, ref, res)
+        self.assertEqual(([deviations.ALLOCATION_CHECK_ORDER], []),
+                         (list(known), rest))
+
+    def test_another_status_is_not_an_order(self):
+        ref = answer(409, error(
+            409, "Unable to allocate inventory: Inventory for 'VF' on "
+                 "resource provider '%s' invalid." % RP_A))
+        res = answer(400, error(400, 'something else'))
+        self.assertEqual({}, classify(GET, ref, res)[0])
+
+    def test_new_aggregates_in_uuid_order(self):
+        req = generate.request('GET', '/resource_providers/%s/aggregates'
+                               % RP_A, '1.19')
+        ref = answer(200, {'aggregates': [RP_B, RP_A]})
+        res = answer(200, {'aggregates': [RP_A, RP_B]})
+        known, rest = classify(req, ref, res)
+        self.assertEqual(([deviations.NEW_AGGREGATES_ORDER], []),
+                         (list(known), rest))
+        res = answer(200, {'aggregates': [RP_A]})
+        self.assertEqual(1, len(classify(req, ref, res)[1]))
+
+    def test_non_json_accept_and_its_undoing(self):
+        req = generate.request('PUT', '/traits/CUSTOM_X', '1.6',
+                               headers={'Accept': 'text/plain'})
+        ref = answer(201)
+        res = answer(406, error(406, 'Only application/json is provided'))
+        self.assertEqual([deviations.NON_JSON_ACCEPT],
+                         list(classify(req, ref, res)[0]))
+        # The same answers to a JSON request are unexplained.
+        req = generate.request('PUT', '/traits/CUSTOM_X', '1.6')
+        self.assertEqual({}, classify(req, ref, res)[0])
+        undo = generate.request('DELETE', '/traits/CUSTOM_X', '1.6',
+                                deviation=deviations.NON_JSON_ACCEPT)
+        known, rest = classify(undo, answer(204),
+                               answer(404, error(404, 'No such trait')))
+        self.assertEqual(([deviations.NON_JSON_ACCEPT], []),
+                         (list(known), rest))
+
+    def test_two_bangs(self):
+        req = generate.request(
+            'GET', '/resource_providers?required=!!HW_CPU_X86_AVX', '1.22')
+        res = answer(400, error(400, "Invalid trait name '!HW_CPU_X86_AVX' "
+                                     "in required=!!HW_CPU_X86_AVX."))
+        self.assertEqual(
+            [deviations.FORBIDDEN_TWICE],
+            list(classify(req, answer(200, {'resource_providers': []}),
+                          res)[0]))
+
+    def test_unknown_class_with_required(self):
+        req = generate.request(
+            'GET', '/resource_providers?required=A&resources=NOPE:1', '1.27')
+        ref = answer(200, {'resource_providers': []})
+        res = answer(400, error(400, 'Invalid resource class in resources '
+                                     'parameter: No such resource class '
+                                     'NOPE.'))
+        self.assertEqual([deviations.UNKNOWN_CLASS_WITH_FILTERS],
+                         list(classify(req, ref, res)[0]))
+        # Without required= or member_of= placement's 400 is the same: no
+        # deviation.
+        req = generate.request('GET', '/resource_providers?resources=NOPE:1',
+                               '1.27')
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_a_newer_route_before_the_content_type(self):
+        req = generate.request('PUT', '/resource_providers/%s/aggregates'
+                               % RP_A, '1.0', [])
+        ref = answer(415, error(415, 'The media type None is not '
+                                     'supported'))
+        res = answer(404, error(404, 'The resource could not be found.'))
+        self.assertEqual([deviations.VERSION_BEFORE_CONTENT_TYPE],
+                         list(classify(req, ref, res)[0]))
+        res = answer(404, error(404, 'No such provider'))
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_the_pattern_of_a_uuid_member_name(self):
+        text = ("JSON does not validate: 'x' does not match any of the "
+                "regexes: %s  Failed validating")
+        ref = answer(400, error(400, text % "'^[0-9a-fA-F-]{36}$'"))
+        res = answer(400, error(400, text % (
+            "'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+            "[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'")))
+        self.assertEqual([deviations.UUID_KEY_PATTERN],
+                         list(classify(GET, ref, res)[0]))
+        other = answer(400, error(400, text % "'^[A-Z]+$'"))
+        self.assertEqual({}, classify(GET, ref, other)[0])
+
+    def test_an_empty_provider_name(self):
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.22', {'name': ''})
+        res = answer(400, error(400, "JSON does not validate: '' should "
+                                     "be non-empty  Failed validating"))
+        self.assertEqual([deviations.EMPTY_PROVIDER_NAME],
+                         list(classify(req, answer(200, {'name': ''}),
+                                       res)[0]))
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.22', {'name': 'x'})
+        self.assertEqual({}, classify(req, answer(200, {'name': ''}),
+                                      res)[0])
+
+    def test_limited_candidates_of_another_order(self):
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1&limit=1', '1.39')
+        ref = answer(200, {'allocation_requests': [{'allocations': {
+            RP_A: {}}}], 'provider_summaries': {RP_A: {}}})
+        res = answer(200, {'allocation_requests': [{'allocations': {
+            RP_B: {}}}], 'provider_summaries': {RP_B: {}}})
+        self.assertEqual([deviations.LIMITED_CANDIDATES],
+                         list(classify(req, ref, res)[0]))
+        # Without a limit, or with fewer candidates, it is unexplained.
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1', '1.39')
+        self.assertEqual({}, classify(req, ref, res)[0])
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1&limit=2', '1.39')
+        res = answer(200, {'allocation_requests': [],
+                           'provider_summaries': {}})
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_duplicate_inventory_on_postgresql(self):
+        ref = answer(409, error(409, 'Update conflict: (psycopg2.errors.'
+                                     'UniqueViolation) duplicate key'))
+        res = answer(409, error(409, 'Resource provider %s already has '
+                                     'inventory of DISK_GB.' % RP_A))
+        self.assertEqual([deviations.DUPLICATE_INVENTORY],
+                         list(classify(GET, ref, res)[0]))
+
+    def test_last_modified_only_on_resobj(self):
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.20', {'name': 'x'})
+        ref = answer(200, {'name': 'x'})
+        res = answer(200, {'name': 'x'}, last_modified='Fri')
+        self.assertEqual(([deviations.LAST_MODIFIED], []),
+                         tuple(map(list, classify(req, ref, res))))
+        # Only resobj's may be the one with it.
+        self.assertEqual(1, len(classify(req, res, ref)[1]))
+
+    def test_a_reference_500(self):
+        ref = answer(500, error(500, 'boom'))
+        res = answer(400, error(400, 'bad'))
+        known, rest = classify(GET, ref, res)
+        self.assertEqual(([deviations.REFERENCE_500], []),
+                         (list(known), rest))
+
+
+EXPECTED_0 = 'consumer generation conflict - expected 0 but got None'
+
+
+class TestLeftoverConsumer(unittest.TestCase):
+
+    def post(self, generations):
+        body = {uuid: {'allocations': {RP_A: {'resources': {'VCPU': 1}}},
+                       'project_id': 'p', 'user_id': 'u',
+                       'consumer_generation': gen}
+                for uuid, gen in generations}
+        return generate.request('POST', '/allocations', '1.28', body)
+
+    def test_a_null_generation_placement_refuses(self):
+        req = self.post([(C1, None), (C2, None)])
+        ref = answer(409, error(409, EXPECTED_0,
+                                'placement.concurrent_update'))
+        self.assertTrue(deviations.is_expected_0(ref))
+        self.assertEqual('reference', deviations.leftover_consumer_replay(
+            req, ref, answer(204)))
+        self.assertEqual([C1, C2], deviations.generations(req, None))
+        again = deviations.with_generations(req, {C2: 0})
+        body = json.loads(again['body'])
+        self.assertEqual((None, 0), (body[C1]['consumer_generation'],
+                                     body[C2]['consumer_generation']))
+        # The request itself is left as it was.
+        self.assertIsNone(json.loads(req['body'])[C2]['consumer_generation'])
+
+    def test_a_zero_generation_resobj_refuses(self):
+        req = self.post([(C1, 0), (C2, 3)])
+        res = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 0'))
+        self.assertEqual('resobj', deviations.leftover_consumer_replay(
+            req, answer(204), res))
+        self.assertEqual([C1], deviations.generations(req, 0))
+
+    def test_a_wrong_generation_for_a_leftover_consumer(self):
+        req = self.post([(C1, 5)])
+        ref = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected 0 but got 5',
+                                'placement.concurrent_update'))
+        res = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 5',
+                                'placement.concurrent_update'))
+        self.assertEqual(([deviations.LEFTOVER_CONSUMER], []),
+                         tuple(map(list, classify(req, ref, res))))
+        other = answer(409, error(409, 'consumer generation conflict - '
+                                       'expected 2 but got 5',
+                                  'placement.concurrent_update'))
+        self.assertEqual(1, len(classify(req, other, res)[1]))
+
+    def test_a_zero_generation_placement_takes_then_fails_on(self):
+        req = self.post([(C1, 0)])
+        ref = answer(409, error(409, 'Unable to allocate inventory: x'))
+        res = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 0'))
+        self.assertEqual('resobj', deviations.leftover_consumer_replay(
+            req, ref, res))
+        # Not when placement refused the generation too.
+        ref = answer(409, error(409, 'consumer generation conflict - '
+                                     'expected null but got 0'))
+        self.assertIsNone(deviations.leftover_consumer_replay(req, ref, res))
+
+    def test_the_same_conflict_on_both_is_no_case(self):
+        req = self.post([(C1, None)])
+        ref = answer(409, error(409, EXPECTED_0))
+        self.assertIsNone(deviations.leftover_consumer_replay(
+            req, ref, answer(409, error(409, EXPECTED_0))))
+
+    def test_other_requests_are_no_case(self):
+        ref = answer(409, error(409, EXPECTED_0))
+        self.assertIsNone(deviations.leftover_consumer_replay(
+            GET, ref, answer(200, {})))
+        put = generate.request('PUT', '/allocations/%s' % C1, '1.28', {
+            'allocations': {}, 'project_id': 'p', 'user_id': 'u',
+            'consumer_generation': None})
+        self.assertEqual('reference', deviations.leftover_consumer_replay(
+            put, ref, answer(204)))
+        self.assertEqual([C1], deviations.generations(put, None))
+        reshape = generate.request('POST', '/reshaper', '1.30', {
+            'inventories': {}, 'allocations': {C2: {
+                'allocations': {}, 'project_id': 'p', 'user_id': 'u',
+                'consumer_generation': None}}})
+        self.assertEqual([C2], deviations.generations(reshape, None))
+
+
+if __name__ == '__main__':
+    unittest.main()
