@@ -1,6 +1,9 @@
 """The allocation write path and usage reads, on every backend."""
 
+import functools
+
 import fixtures
+import sqlalchemy as sa
 
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import consumer as consumer_db
@@ -318,6 +321,35 @@ class TestReplaceAllStatements(db_base.DBTestCase):
             s for s in counter.statements
             if s.split()[0].upper() not in ('BEGIN', 'COMMIT', 'ROLLBACK',
                                             'SAVEPOINT', 'RELEASE')]
+
+    def _transactions(self, consumer, generation, **kwargs):
+        """The transactions of one claim, as the engine's events see them."""
+        seen = []
+        listeners = [
+            (name, functools.partial(lambda name, conn: seen.append(name),
+                                     name))
+            for name in ('begin', 'commit', 'rollback')]
+        for name, listener in listeners:
+            sa.event.listen(self.engine, name, listener)
+        try:
+            self._claim(consumer, generation, **kwargs)
+        finally:
+            for name, listener in listeners:
+                sa.event.remove(self.engine, name, listener)
+        return seen
+
+    def test_a_claim_is_one_transaction(self):
+        # A new consumer of new owners, one of known owners, a
+        # replacement of an existing consumer's allocations, and of one
+        # whose generation is not checked.
+        for uuid, generation in (
+                ('00000000-0000-0000-0000-00000000000a', None),
+                ('00000000-0000-0000-0000-00000000000b', None),
+                ('00000000-0000-0000-0000-00000000000b', 1),
+                ('00000000-0000-0000-0000-00000000000b',
+                 alloc_db.ANY_GENERATION)):
+            self.assertEqual(['begin', 'commit'],
+                             self._transactions(uuid, generation))
 
     def test_new_and_existing_consumers(self):
         # The project, user and type exist after the first claim.
