@@ -56,11 +56,14 @@ def _in_an_aggregate(sharing_id):
     As the pairs have it: the providers with the trait ``sharing_id``
     in an aggregate (which serve their own tree at least).
     """
-    # A test per sharing provider through the links' primary key, not an
-    # IN over every provider's aggregate links.
+    # A test per sharing provider through the links' primary key. The
+    # OFFSET keeps PostgreSQL from making it a semi-join: its generic
+    # plan cannot know that few providers have the trait, and would hash
+    # every provider's aggregate links.
     return (sql.RP_TRAIT.c.trait_id == sharing_id,
-            sa.exists().where(sql.RP_AGG.c.resource_provider_id ==
-                              sql.RP_TRAIT.c.resource_provider_id))
+            sa.select(sql.RP_AGG.c.resource_provider_id).where(
+                sql.RP_AGG.c.resource_provider_id ==
+                sql.RP_TRAIT.c.resource_provider_id).offset(0).exists())
 
 
 def _served_roots(sharing_id):
@@ -94,17 +97,29 @@ def _served_pairs(sharing_id=None, window_ids=None):
         # expression (``+ 0``) uses no index, so it is only a filter.
         sharer_id = sharer_id + 0
     conditions = [sharer_id.in_(sharers)]
-    if window_ids is not None:
+    joined = (sharer.join(member,
+                          member.c.aggregate_id == sharer.c.aggregate_id)
+              .join(member_rp,
+                    member_rp.c.id == member.c.resource_provider_id))
+    roots = None if window_ids is None else window_ids.table('roots')
+    if roots is not None:
+        # The ids as a table, each root's providers a LATERAL subquery on
+        # it (behind an OFFSET, which keeps it from being flattened into
+        # a join): the planner reaches the trees through the root index,
+        # root by root, rather than hashing the ids and reading every
+        # provider, which it estimates cheaper.
+        member_rp = (sa.select(sql.RP.c.id, sql.RP.c.root_provider_id)
+                     .where(sql.RP.c.root_provider_id == roots.c.value)
+                     .offset(0).lateral('member_rp'))
+        joined = roots.join(member_rp, sa.true()).join(
+            member, member.c.resource_provider_id == member_rp.c.id).join(
+                sharer, sharer.c.aggregate_id == member.c.aggregate_id)
+    elif window_ids is not None:
         conditions.append(window_ids.contains(member_rp.c.root_provider_id,
                                               'roots'))
     return (sa.select(sharer.c.resource_provider_id,
                       member_rp.c.root_provider_id).distinct()
-            .select_from(
-                sharer.join(member,
-                            member.c.aggregate_id == sharer.c.aggregate_id)
-                .join(member_rp,
-                      member_rp.c.id == member.c.resource_provider_id))
-            .where(*conditions))
+            .select_from(joined).where(*conditions))
 
 
 @functools.lru_cache(maxsize=8)
@@ -113,7 +128,9 @@ def served_in_window(window_ids):
 
     The pairs of :func:`names_and_sharing` for the sharing providers
     ``:sharing_ids`` and the roots of one window of a limited search
-    only, bound as ``window_ids`` (an IdList).
+    only, bound as ``window_ids`` (an IdList). Ids bound as a table
+    (PostgreSQL's array) are read root by root through a LATERAL
+    subquery; a backend whose window ids are a table must support it.
     """
     return _served_pairs(window_ids=window_ids)
 
