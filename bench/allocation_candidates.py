@@ -8,6 +8,13 @@ and the SQL statements one call runs.
 
     python bench/allocation_candidates.py          # embedded SQLite file
     python bench/allocation_candidates.py --url URL    # e.g. PostgreSQL
+    python bench/allocation_candidates.py --sharing 5  # and sharing disks
+
+``--sharing N`` puts the compute providers in aggregates of ten (provider
+``i`` in aggregate ``i // 10``) and adds N sharing providers of DISK_GB
+(trait MISC_SHARES_VIA_AGGREGATE), sharing provider ``j`` in every
+aggregate ``k`` with ``k % 10 == j``: the layout of
+``/work/shared/bench/placement_bench.py``.
 
 The database at --url must be empty (or a previous run's): the script
 creates the schema, providers and allocations itself.
@@ -31,23 +38,34 @@ from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as rp_models
+from resobj.db.models import trait as trait_models
 from resobj.objects import allocation_candidate as ac_obj
 
 VCPU, MEMORY_MB, DISK_GB = 0, 1, 2
 INVENTORY = ((VCPU, 64, 16.0), (MEMORY_MB, 262144, 1.5),
              (DISK_GB, 4000, 1.0))
 REQUEST = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+SHARED_DISK = (DISK_GB, 100000, 1.0)
+# Compute providers per aggregate, and the number of sharing providers
+# the aggregates can take (sharing provider j joins aggregates k % 10 == j).
+AGGREGATE_SIZE = 10
 
 
 @facade.writer
-def populate(ctx, providers, rnd):
-    """Flat providers with inventory and one consumer's allocations each."""
+def populate(ctx, providers, sharing, rnd):
+    """Flat providers with inventory and one consumer's allocations each.
+
+    With ``sharing``, the providers are in aggregates and that many
+    sharing DISK_GB providers join them (see the module's docstring).
+    """
     rp = rp_models.ResourceProvider.__table__
     consumer = consumer_models.Consumer.__table__
     for table in (alloc_models.Allocation.__table__,
                   inv_models.Inventory.__table__, consumer,
                   rp_models.ResourceProviderTrait.__table__,
-                  rp_models.ResourceProviderAggregate.__table__):
+                  rp_models.ResourceProviderAggregate.__table__,
+                  rp_models.PlacementAggregate.__table__):
         ctx.session.execute(sa.delete(table))
     ctx.session.execute(sa.update(rp).values(root_provider_id=None))
     ctx.session.execute(sa.delete(rp))
@@ -73,6 +91,44 @@ def populate(ctx, providers, rnd):
          'resource_class_id': rc, 'used': rnd.randint(1, total // 4)}
         for rp_id, c in zip(rp_ids, consumers)
         for rc, total, _ratio in INVENTORY])
+    if sharing:
+        _share(ctx, sorted(rp_ids), sharing)
+
+
+def _share(ctx, rp_ids, sharing):
+    """Aggregates of the providers ``rp_ids`` and ``sharing`` disks."""
+    rp = rp_models.ResourceProvider.__table__
+    agg = rp_models.PlacementAggregate.__table__
+    rp_agg = rp_models.ResourceProviderAggregate.__table__
+    count = -(-len(rp_ids) // AGGREGATE_SIZE)
+    ctx.session.execute(sa.insert(agg), [
+        {'uuid': uuidutils.generate_uuid()} for _ in range(count)])
+    agg_ids = sorted(ctx.session.execute(sa.select(agg.c.id)).scalars())
+    ctx.session.execute(sa.insert(rp_agg), [
+        {'resource_provider_id': rp_id,
+         'aggregate_id': agg_ids[n // AGGREGATE_SIZE]}
+        for n, rp_id in enumerate(rp_ids)])
+    trait_id = ctx.session.execute(sa.select(
+        trait_models.Trait.__table__.c.id).where(
+            trait_models.Trait.__table__.c.name == SHARING_TRAIT)).scalar()
+    rc, total, ratio = SHARED_DISK
+    for j in range(sharing):
+        sharer = ctx.session.execute(sa.insert(rp).values(
+            uuid=uuidutils.generate_uuid(),
+            name='bench-share-%d' % j)).inserted_primary_key[0]
+        ctx.session.execute(sa.update(rp).where(rp.c.id == sharer).values(
+            root_provider_id=sharer))
+        ctx.session.execute(sa.insert(inv_models.Inventory.__table__).values(
+            resource_provider_id=sharer, resource_class_id=rc, total=total,
+            reserved=0, min_unit=1, max_unit=total, step_size=1,
+            allocation_ratio=ratio))
+        ctx.session.execute(sa.insert(rp_models.ResourceProviderTrait
+                                      .__table__).values(
+            resource_provider_id=sharer, trait_id=trait_id))
+        ctx.session.execute(sa.insert(rp_agg), [
+            {'resource_provider_id': sharer, 'aggregate_id': agg_id}
+            for k, agg_id in enumerate(agg_ids)
+            if k % AGGREGATE_SIZE == j])
 
 
 def _external(ctx, table):
@@ -110,12 +166,18 @@ def main():
                         'embedded SQLite file)')
     parser.add_argument('--providers', type=int, default=1000)
     parser.add_argument('--repeat', type=int, default=30)
+    parser.add_argument('--sharing', type=int, default=0,
+                        help='sharing DISK_GB providers (at most %d), '
+                        'on aggregates k %% %d < N' % (AGGREGATE_SIZE,
+                                                       AGGREGATE_SIZE))
     args = parser.parse_args()
+    if not 0 <= args.sharing <= AGGREGATE_SIZE:
+        parser.error('--sharing: 0 to %d' % AGGREGATE_SIZE)
     benchdb.configure(args.url)
     ctx = context.get_admin_context()
     rc_db.ensure_sync(ctx)
     trait_db.ensure_sync(ctx)
-    populate(ctx, args.providers, random.Random(42))
+    populate(ctx, args.providers, args.sharing, random.Random(42))
     if facade.get_engine().dialect.name == 'postgresql':
         # What autovacuum does soon after a bulk load in any deployment:
         # without statistics the planner takes the fresh tables for
@@ -128,8 +190,9 @@ def main():
             conn.execute(sa.text('ANALYZE'))
             conn.commit()
     print('backend:   %s' % facade.get_engine().dialect.name)
-    print('providers: %d; request: %s' % (args.providers, ','.join(
-        '%s:%d' % item for item in sorted(REQUEST.items()))))
+    print('providers: %d, sharing: %d; request: %s' % (
+        args.providers, args.sharing, ','.join(
+            '%s:%d' % item for item in sorted(REQUEST.items()))))
     for limit in (None, 50):
         requests, summaries, statements, best, median = measure(
             ctx, limit, args.repeat)

@@ -301,7 +301,3 @@ class SearchRequest:
         return {self.trait_ids[name] for g in self.groups
                 if not g.use_same_provider
                 for any_of in g.required_traits for name in any_of}
-
-    def served_roots(self):
-        """Every root a sharing provider serves."""
-        return set().union(*self.served.values())

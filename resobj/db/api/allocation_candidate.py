@@ -54,22 +54,27 @@ def _strategy(context):
         context.session.get_bind().dialect.name).candidate_strategy()
 
 
-def _names_and_sharing(context, class_names, trait_names):
+def _names_and_sharing(context, class_names, trait_names, pairs=True):
     """({class: id}, {trait: id}, {sharer id: {root ids it serves}}).
 
-    The traits include the sharing trait. Unknown classes raise
+    The traits include the sharing trait. Without ``pairs`` (a limited
+    search), the sets of roots are empty: each window looks up those of
+    its roots (:func:`_window_served`). Unknown classes raise
     ResourceClassNotFound, then unknown traits TraitNotFound, each
     naming the first.
     """
     found = {'rc': {}, 'trait': {}}
     served = collections.defaultdict(set)
     for kind, name, row_id, root_id in utils.execute(
-            context, _prepared(lookups.names_and_sharing()),
+            context, _prepared(lookups.names_and_sharing(pairs)),
             {'classes': sorted(class_names),
              'traits': sorted(set(trait_names) | {sql.SHARING_TRAIT}),
              'sharing_trait': sql.SHARING_TRAIT}):
         if kind == 'served':
-            served[row_id].add(root_id)
+            if pairs:
+                served[row_id].add(root_id)
+            else:
+                served[row_id] = set()
         else:
             found[kind][name] = row_id
     for name in sorted(set(class_names) - set(found['rc'])):
@@ -99,13 +104,30 @@ def _id_set(strategy, ids):
 
 def _anchor_statement(strategy, request, after, count):
     """(statement, values) of the first ``count`` roots above ``after``."""
-    served_roots = request.served_roots()
+    sharing = bool(request.served)
     values = dict(request.params, after=after, count=count)
-    if served_roots:
-        values['served_roots'] = sorted(served_roots)
+    if sharing:
+        values['sharing_ids'] = sorted(request.served)
     return _prepared(anchors.anchor_roots(
-        request.shape, bool(served_roots), strategy.root_walk,
+        request.shape, sharing, strategy.root_walk,
         request.root_filter)), values
+
+
+def _window_served(context, strategy, request, roots):
+    """{sharing provider id: the roots of ``roots`` it serves}.
+
+    Every sharing provider of the request is a key, as in the whole
+    cloud's search. One statement, none without sharing providers.
+    """
+    if not request.served:
+        return request.served
+    served = {sharer: set() for sharer in request.served}
+    for sharer, root_id in utils.execute(
+            context, _prepared(lookups.served_in_window(strategy.window_ids)),
+            {'sharing_ids': sorted(request.served),
+             'roots': strategy.window_ids.value(roots)}):
+        served[sharer].add(root_id)
+    return served
 
 
 class _Window(typing.NamedTuple):
@@ -266,7 +288,7 @@ def _summaries(context, strategy, root_ids, known, lone):
     return summaries, uuids
 
 
-def _served_passing(context, request, roots):
+def _served_passing(context, request, roots, served=None):
     """(served, homeless): the sharing providers under ``root_required``.
 
     ``served``: {sharing provider id: the roots it serves that pass};
@@ -274,9 +296,11 @@ def _served_passing(context, request, roots):
     (they still serve the trees of other roots). One statement, and only
     for the whole cloud's search: a window's roots passed root_required
     already (see ``anchors.anchor_roots``), and the search keeps to
-    them.
+    them. ``served``: the window's (see :func:`_window_served`) rather
+    than the request's.
     """
-    served = request.served
+    if served is None:
+        served = request.served
     if roots is not None or not served or not any(request.root_filter):
         return served, frozenset()
     ids = set(served).union(*served.values())
@@ -314,9 +338,13 @@ def _tree_parents(context, strategy, root_ids):
                               {'roots': roots}).all())
 
 
-def _search(context, strategy, request, roots=None, window=None):
-    """A Search over the candidate rows (see :func:`_rows_statement`)."""
-    served, homeless = _served_passing(context, request, roots)
+def _search(context, strategy, request, roots=None, window=None,
+            served=None):
+    """A Search over the candidate rows (see :func:`_rows_statement`).
+
+    ``served``: see :func:`_served_passing`.
+    """
+    served, homeless = _served_passing(context, request, roots, served)
     rows, layout = _candidate_rows(context, strategy, request, roots,
                                    window)
     search = combine.Search(
@@ -347,14 +375,21 @@ def _window_search(context, strategy, request, window):
         strategy, request, window.after, window.count)).scalars().all()
     if not roots:
         return None, roots
-    return _search(context, strategy, request, roots), roots
+    served = _window_served(context, strategy, request, roots)
+    return _search(context, strategy, request, roots, served=served), roots
 
 
-def _request(context, groups, root_required, root_forbidden, same_subtree):
-    """The SearchRequest of ``groups``, names looked up."""
+def _request(context, groups, root_required, root_forbidden, same_subtree,
+             limited=False):
+    """The SearchRequest of ``groups``, names looked up.
+
+    ``limited``: for a search by windows, whose ``served`` names the
+    sharing providers only (see :func:`_names_and_sharing`).
+    """
     rc_ids, trait_ids, served = _names_and_sharing(
         context, search_request.class_names(groups),
-        search_request.trait_names(groups, root_required, root_forbidden))
+        search_request.trait_names(groups, root_required, root_forbidden),
+        pairs=not limited)
     tree_roots = _tree_roots(context, {g.in_tree for g in groups
                                        if g.in_tree is not None})
     groups = search_request.groups_with_ids(groups, rc_ids)
@@ -399,11 +434,11 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     ``in_tree`` provider ResourceProviderNotFound.
     """
     strategy = _strategy(context)
+    limit = search_request.bounded_limit(limit)
     request = _request(context, groups, root_required, root_forbidden,
-                       same_subtree)
+                       same_subtree, limited=limit is not None)
     isolate = group_policy == 'isolate'
     seen = set()
-    limit = search_request.bounded_limit(limit)
     if limit is None:
         search = _search(context, strategy, request)
         found = search.requests(None, isolate, allow_nested, seen)
@@ -501,6 +536,9 @@ def warm_connection(context):
             # number of classes and traits.
             _rc_ids, trait_ids, served = _names_and_sharing(
                 context, set(names), set(forbidden))
+            # And as a limited search looks them up.
+            _names_and_sharing(context, set(names), set(forbidden),
+                               pairs=False)
             # Negative ids: no class has one.
             fake = {-1 - n: name for n, name in enumerate(names)}
             request = search_request.SearchRequest(
@@ -508,6 +546,8 @@ def warm_connection(context):
                 served)
             _search(context, strategy, request)
             _window_search(context, strategy, request, _Window(0, 1))
+            # The window finds no root to ask about: ask about none.
+            _window_served(context, strategy, request, [0])
             searches += 2
     return searches
 
@@ -525,8 +565,12 @@ def warm_statements(context):
     none).
     """
     strategy = _strategy(context)
-    statements = [(_prepared(lookups.names_and_sharing()),
-                   {'classes': (), 'traits': (), 'sharing_trait': ''})]
+    statements = [(_prepared(lookups.names_and_sharing(pairs)),
+                   {'classes': (), 'traits': (), 'sharing_trait': ''})
+                  for pairs in (True, False)]
+    statements.append((
+        _prepared(lookups.served_in_window(strategy.window_ids)),
+        {'sharing_ids': [1], 'roots': strategy.window_ids.value([1])}))
     for request in _usual_requests():
         statements.append(_rows_statement(strategy, request))
         if strategy.anchored_window and not request.served:

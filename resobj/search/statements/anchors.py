@@ -16,11 +16,14 @@ def anchor_roots(request_shape, served, root_walk, root_filter):
     A root may anchor a candidate when it passes ``root_required``
     (``root_filter``) and, for every class of every group, a provider of
     its tree has room or (with ``served``) a sharing provider serves it
-    (it is in ``:served_roots``): a necessary condition only. Each test
-    is an EXISTS on the root, so the database walks roots in id order
-    and stops after ``:count``. Roots are the parentless providers,
-    which planners estimate from statistics. ``root_walk``: see
-    :class:`resobj.search.strategy.RootWalk`.
+    (one of the sharing providers ``:sharing_ids`` is in an aggregate of
+    a provider of its tree): a necessary condition only. As the second
+    test is the same for every class, it is made once: served, or room
+    for every class. Each test is an EXISTS on the root, so the database
+    walks roots in id order and stops after ``:count``, whatever the
+    number of roots sharing providers serve. Roots are the parentless
+    providers, which planners estimate from statistics. ``root_walk``:
+    see :class:`resobj.search.strategy.RootWalk`.
     """
     fenced = root_walk is strategies.RootWalk.FENCED
     if fenced:
@@ -53,11 +56,12 @@ def anchor_roots(request_shape, served, root_walk, root_filter):
                 # all of them. A subquery with an OFFSET is never pulled
                 # up into a join.
                 probe = probe.offset(0)
-            condition = probe.exists()
-            if served:
-                condition = sa.or_(condition, anchor.c.id.in_(
-                    cl.list_param('served_roots')))
-            conditions.append(condition)
+            conditions.append(probe.exists())
+    if served:
+        probe = cl.served_tree(anchor.c.id)
+        if fenced:
+            probe = probe.offset(0)
+        conditions = [sa.or_(probe.exists(), sa.and_(*conditions))]
     conditions += cl.root_clauses(anchor.c.id, root_filter)
     return (sa.select(anchor.c.id).where(*roots, *conditions)
             .order_by(anchor.c.id).limit(cl.int_param('count')))

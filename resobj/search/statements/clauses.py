@@ -41,6 +41,26 @@ def root_clauses(root_id, root_filter):
     return clauses
 
 
+def served_tree(root_id):
+    """A SELECT of the providers of ``root_id``'s tree that are served.
+
+    Served: in an aggregate of one of the sharing providers
+    ``:sharing_ids`` (which serve the trees of the providers of their
+    aggregates, their own included).
+    """
+    member_rp = sql.RP.alias('served_rp')
+    member = sql.RP_AGG.alias('served_member')
+    sharer = sql.RP_AGG.alias('served_sharer')
+    return (sa.select(member_rp.c.id)
+            .select_from(
+                member_rp.join(member, member.c.resource_provider_id ==
+                               member_rp.c.id)
+                .join(sharer, sharer.c.aggregate_id == member.c.aggregate_id))
+            .where(member_rp.c.root_provider_id == root_id,
+                   sharer.c.resource_provider_id.in_(
+                       list_param('sharing_ids'))))
+
+
 def group_clauses(i, group_shape):
     """Group ``i``'s per-provider conditions other than capacity."""
     clauses = []

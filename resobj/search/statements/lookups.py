@@ -8,21 +8,29 @@ from resobj.db import provider_sql as sql
 from resobj.search.statements import clauses as cl
 
 
-@functools.lru_cache(maxsize=1)
-def names_and_sharing():
+@functools.lru_cache(maxsize=2)
+def names_and_sharing(pairs=True):
     """Rows (kind, name, id, root_id) of what every search starts from.
 
     Kind ``'rc'``: the id of each class in ``:classes``; ``'trait'``:
     of each trait in ``:traits``; ``'served'``: (no name) a sharing
     provider's id and the root id of a provider it shares with, for
     every provider with the trait named ``:sharing_trait``. One
-    statement instead of three.
+    statement instead of three. Without ``pairs`` (a limited search,
+    which looks up the roots each sharing provider serves window by
+    window, see :func:`served_in_window`), a ``'served'`` row names a
+    sharing provider only, its root id null: the pairs number as many
+    as the cloud's providers in those aggregates.
     """
     def no(type_):
         return sa.cast(sa.null(), type_)
     sharing_id = sa.select(cl.TRAIT.c.id).where(
         cl.TRAIT.c.name == sa.bindparam('sharing_trait')).scalar_subquery()
-    served = _served_roots(sharing_id).subquery('served')
+    if pairs:
+        served = _served_roots(sharing_id).subquery('served')
+        served = (served.c[0], served.c[1])
+    else:
+        served = (sql.RP_TRAIT.c.resource_provider_id, no(sa.Integer))
     # Evaluated once, before the joins of the served pairs, which do not
     # run in a cloud without sharing providers (most of them): the
     # generic plan of a prepared statement cannot know that no provider
@@ -37,7 +45,25 @@ def names_and_sharing():
         sql.ids_of('rc', cl.RC.c.name, 'classes', no(sa.Integer)),
         sql.ids_of('trait', cl.TRAIT.c.name, 'traits', no(sa.Integer)),
         sa.select(sa.literal_column("'served'"), no(cl.TRAIT.c.name.type),
-                  served.c[0], served.c[1]).where(any_sharing))
+                  *served).where(
+                      any_sharing,
+                      *(() if pairs else _in_an_aggregate(sharing_id))))
+
+
+def _in_an_aggregate(sharing_id):
+    """The conditions of a sharing provider that serves some tree.
+
+    As the pairs have it: the providers with the trait ``sharing_id``
+    in an aggregate (which serve their own tree at least).
+    """
+    # A test per sharing provider through the links' primary key. The
+    # OFFSET keeps PostgreSQL from making it a semi-join: its generic
+    # plan cannot know that few providers have the trait, and would hash
+    # every provider's aggregate links.
+    return (sql.RP_TRAIT.c.trait_id == sharing_id,
+            sa.select(sql.RP_AGG.c.resource_provider_id).where(
+                sql.RP_AGG.c.resource_provider_id ==
+                sql.RP_TRAIT.c.resource_provider_id).offset(0).exists())
 
 
 def _served_roots(sharing_id):
@@ -45,19 +71,68 @@ def _served_roots(sharing_id):
 
     For every provider with the trait ``sharing_id`` (an expression).
     """
+    return _served_pairs(sharing_id=sharing_id)
+
+
+def _served_pairs(sharing_id=None, window_ids=None):
+    """(sharing provider id, root id of a provider it shares with).
+
+    The sharing providers: those with the trait ``sharing_id`` (an
+    expression), or else the ids ``:sharing_ids``; with ``window_ids``
+    (an IdList), only the roots ``:roots``.
+    """
     sharer = sql.RP_AGG.alias('sharer')
     member = sql.RP_AGG.alias('member')
     member_rp = sql.RP.alias('member_rp')
+    if sharing_id is None:
+        sharers = cl.list_param('sharing_ids')
+    else:
+        sharers = sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
+            sql.RP_TRAIT.c.trait_id == sharing_id)
+    sharer_id = sharer.c.resource_provider_id
+    if window_ids is not None:
+        # The window's roots must drive the joins: a planner by rules
+        # (SQLite) would otherwise start from the few sharing providers
+        # through the index and join every tree they serve. An
+        # expression (``+ 0``) uses no index, so it is only a filter.
+        sharer_id = sharer_id + 0
+    conditions = [sharer_id.in_(sharers)]
+    joined = (sharer.join(member,
+                          member.c.aggregate_id == sharer.c.aggregate_id)
+              .join(member_rp,
+                    member_rp.c.id == member.c.resource_provider_id))
+    roots = None if window_ids is None else window_ids.table('roots')
+    if roots is not None:
+        # The ids as a table, each root's providers a LATERAL subquery on
+        # it (behind an OFFSET, which keeps it from being flattened into
+        # a join): the planner reaches the trees through the root index,
+        # root by root, rather than hashing the ids and reading every
+        # provider, which it estimates cheaper.
+        member_rp = (sa.select(sql.RP.c.id, sql.RP.c.root_provider_id)
+                     .where(sql.RP.c.root_provider_id == roots.c.value)
+                     .offset(0).lateral('member_rp'))
+        joined = roots.join(member_rp, sa.true()).join(
+            member, member.c.resource_provider_id == member_rp.c.id).join(
+                sharer, sharer.c.aggregate_id == member.c.aggregate_id)
+    elif window_ids is not None:
+        conditions.append(window_ids.contains(member_rp.c.root_provider_id,
+                                              'roots'))
     return (sa.select(sharer.c.resource_provider_id,
                       member_rp.c.root_provider_id).distinct()
-            .select_from(
-                sharer.join(member,
-                            member.c.aggregate_id == sharer.c.aggregate_id)
-                .join(member_rp,
-                      member_rp.c.id == member.c.resource_provider_id))
-            .where(sharer.c.resource_provider_id.in_(
-                sa.select(sql.RP_TRAIT.c.resource_provider_id).where(
-                    sql.RP_TRAIT.c.trait_id == sharing_id))))
+            .select_from(joined).where(*conditions))
+
+
+@functools.lru_cache(maxsize=8)
+def served_in_window(window_ids):
+    """Rows (sharing provider id, root id) of the roots ``:roots``.
+
+    The pairs of :func:`names_and_sharing` for the sharing providers
+    ``:sharing_ids`` and the roots of one window of a limited search
+    only, bound as ``window_ids`` (an IdList). Ids bound as a table
+    (PostgreSQL's array) are read root by root through a LATERAL
+    subquery; a backend whose window ids are a table must support it.
+    """
+    return _served_pairs(window_ids=window_ids)
 
 
 @functools.lru_cache(maxsize=1)

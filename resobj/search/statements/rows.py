@@ -73,11 +73,21 @@ def of_roots(request_shape, strategy, sharing):
     ``INVENTORY_PIVOT``, one statement per (group, class), each filling
     one slot, merged into one row per (group, provider).
     """
-    window = strategy.window_ids.contains(sql.RP.c.root_provider_id,
-                                          'roots')
     if sharing:
-        window = sa.or_(window,
-                        sql.RP.c.id.in_(cl.list_param('sharing_ids')))
+        # The providers of the trees and the sharing providers as one
+        # set of ids: an OR of the two tests would keep a planner from
+        # reaching the trees' providers through the root's index, and
+        # it would read every inventory of the classes instead.
+        tree = sql.RP.alias('window_tree')
+        sharer = sql.RP.alias('window_sharer')
+        window = sql.RP.c.id.in_(sa.union_all(
+            sa.select(tree.c.id).where(strategy.window_ids.contains(
+                tree.c.root_provider_id, 'roots')),
+            sa.select(sharer.c.id).where(
+                sharer.c.id.in_(cl.list_param('sharing_ids')))))
+    else:
+        window = strategy.window_ids.contains(sql.RP.c.root_provider_id,
+                                              'roots')
     keep_max_unit, width = _widths(request_shape)
     per_provider = strategy.rows is strategies.RowPlan.PER_PROVIDER
     selects = []

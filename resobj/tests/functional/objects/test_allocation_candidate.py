@@ -296,7 +296,7 @@ class TestSharingProviders(CandidateTestCase):
         for provider in self.cns + [self.pool]:
             provider.set_aggregates([AGG1])
         # Not in the aggregate: cannot reach the pool.
-        self.make('outside', VCPU=16, MEMORY_MB=32768)
+        self.outside = self.make('outside', VCPU=16, MEMORY_MB=32768)
 
     def test_each_node_combines_with_the_pool(self):
         pf.allocate(self.context, self.pool.id, 'DISK_GB', 400)
@@ -335,6 +335,19 @@ class TestSharingProviders(CandidateTestCase):
         pf.allocate(self.context, self.pool.id, 'DISK_GB', 9950)
         self.assertEqual([], self.requests(
             group(resources={'VCPU': 2, 'DISK_GB': 100})))
+
+    def test_limit_keeps_the_first_requests_with_the_pool(self):
+        # cn1 has a disk of its own too; 'outside' only its own (no
+        # pool); cn0 and cn2 only through the pool: the limited search
+        # must find each root by the same test as the whole search.
+        self.add(self.cns[1], 'DISK_GB', 500)
+        self.add(self.outside, 'DISK_GB', 500)
+        request = group(resources={'VCPU': 2, 'DISK_GB': 100})
+        everything = self.requests(request)
+        self.assertEqual(5, len(everything))
+        for limit in (1, 2, 3, 4, 5, 6):
+            self.assertEqual(everything[:limit],
+                             self.requests(request, limit=limit))
 
     def test_filters_apply_to_the_pool(self):
         request = {'VCPU': 2, 'DISK_GB': 100}
@@ -634,12 +647,13 @@ class TestStatementCount(CandidateTestCase):
         # Names, classes' providers, traits of the spread group's
         # candidates, the summaries' providers and their traits (one
         # statement on PostgreSQL); with a limit, the candidate roots
-        # first. SQLite's and PostgreSQL's candidate rows describe the
-        # roots without children (every tree here), whose providers and
-        # traits the summaries then need not read.
+        # first, then which of them the pool serves (the names told only
+        # which providers share). SQLite's and PostgreSQL's candidate
+        # rows describe the roots without children (every tree here),
+        # whose providers and traits the summaries then need not read.
         expected, expected_limited = {
-            'sqlite': (3, 4), 'postgresql': (3, 4)}.get(
-                self.engine.dialect.name, (5, 6))
+            'sqlite': (3, 5), 'postgresql': (3, 5)}.get(
+                self.engine.dialect.name, (5, 7))
         self.assertEqual(expected, len(small), small)
         self.assertEqual(expected_limited, len(small_limited),
                          small_limited)
@@ -951,6 +965,27 @@ class TestFirstRootsPlan(PlanTestCase):
         self.assertNotIn('ix_inventories_resource_class_id', indexes)
         self.assertIn('uq_inventories_resource_provider_id_resource_class_id',
                       indexes)
+
+    def test_window_rows_with_a_pool_start_from_its_roots(self):
+        # The window's trees and the sharing providers: one set of ids,
+        # not an OR of two tests, which took PostgreSQL with statistics
+        # to every inventory of each class.
+        pool = self.make('pool', DISK_GB=100000)
+        pool.set_traits([SHARING])
+        pool.set_aggregates([AGG1])
+        for n in range(200):
+            cn = self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768,
+                           DISK_GB=1000)
+            cn.set_aggregates([AGG1])
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('ANALYZE'))
+            conn.commit()
+        nodes = self.plan_nodes(' AS grp', limit=5)
+        self.assertEqual([], [n for n in nodes
+                              if n.get('Relation Name') == 'inventories'
+                              and n['Node Type'] == 'Seq Scan'])
+        self.assertIn('uq_inventories_resource_provider_id_resource_class_id',
+                      [n.get('Index Name') for n in nodes])
 
     def test_exists_tests_stay_per_root_subplans(self):
         for n in range(30):

@@ -61,14 +61,18 @@ class TestStatements(base.TestCase):
             anchor = anchors.anchor_roots(TWO_GROUPS, True, chosen.root_walk,
                                           request.RootFilter())
             params = anchor.compile(dialect=dialect).params
-            self.assertIn('served_roots', params, name)
+            self.assertIn('sharing_ids', params, name)
+            self.assertNotIn('served_roots', params, name)
             self.assertIn('count', params, name)
 
     def test_lookups_and_summaries_compile(self):
         for name, dialect, chosen in self.each():
             ids = chosen.summary_ids
             for statement in (
-                    lookups.names_and_sharing(), lookups.provider_roots(),
+                    lookups.names_and_sharing(),
+                    lookups.names_and_sharing(pairs=False),
+                    lookups.served_in_window(chosen.window_ids),
+                    lookups.provider_roots(),
                     lookups.trait_links(ids), lookups.tree_parents(ids),
                     lookups.resourceless_providers(TWO_GROUPS[1:]),
                     summaries.providers(ids, chosen.summary_traits_inline),
