@@ -65,4 +65,13 @@ class LoneRoot(typing.NamedTuple):
     traits: typing.Optional[str]
 
     def trait_list(self):
-        return sorted(self.traits.split(',')) if self.traits else []
+        return trait_names(self.traits)
+
+
+def trait_names(joined):
+    """The sorted trait names of a row's comma-joined ``joined``.
+
+    The candidate rows and the summaries' provider rows carry a
+    provider's trait names aggregated into one text, or None for none.
+    """
+    return sorted(joined.split(',')) if joined else []

@@ -246,7 +246,7 @@ def _summaries(context, strategy, root_ids, known, lone):
         uuids[root_id] = uuid
         summaries[uuid] = {
             'resources': resources,
-            'traits': sorted(traits.split(',')) if traits else [],
+            'traits': search_rows.trait_names(traits),
             'parent_provider_uuid': None, 'root_provider_uuid': uuid}
     if not rest:
         return summaries, uuids
@@ -264,8 +264,7 @@ def _summaries(context, strategy, root_ids, known, lone):
         if len(resources) != row.inventories:
             missing.append(row.id)
         names = row.names if with_traits else None
-        traits_of[row.id] = traits = (
-            sorted(names.split(',')) if names else [])
+        traits_of[row.id] = traits = search_rows.trait_names(names)
         summaries[row.uuid] = {
             'resources': resources, 'traits': traits,
             'parent_provider_uuid': uuids.get(row.parent_provider_id),
