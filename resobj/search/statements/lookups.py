@@ -27,7 +27,7 @@ def names_and_sharing(pairs=True):
     sharing_id = sa.select(cl.TRAIT.c.id).where(
         cl.TRAIT.c.name == sa.bindparam('sharing_trait')).scalar_subquery()
     if pairs:
-        served = _served_roots(sharing_id).subquery('served')
+        served = _served_pairs(sharing_id=sharing_id).subquery('served')
         served = (served.c[0], served.c[1])
     else:
         served = (sql.RP_TRAIT.c.resource_provider_id, no(sa.Integer))
@@ -64,14 +64,6 @@ def _in_an_aggregate(sharing_id):
             sa.select(sql.RP_AGG.c.resource_provider_id).where(
                 sql.RP_AGG.c.resource_provider_id ==
                 sql.RP_TRAIT.c.resource_provider_id).offset(0).exists())
-
-
-def _served_roots(sharing_id):
-    """(sharing provider id, root id of a provider it shares with).
-
-    For every provider with the trait ``sharing_id`` (an expression).
-    """
-    return _served_pairs(sharing_id=sharing_id)
 
 
 def _served_pairs(sharing_id=None, window_ids=None):
