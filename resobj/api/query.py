@@ -189,7 +189,6 @@ def _traits(value, param, forbidden_ok=True):
             _check_traits([name[1:]], value, param)
             forbidden.add(name[1:])
         else:
-            _check_traits([name], value, param)
             required.append(name)
     return required, forbidden
 
