@@ -45,6 +45,10 @@ STATEMENT_TIMEOUT = 2
 # A stall longer than the service's bound on one wait
 # (STATEMENT_TIMEOUT + CONNECT_TIMEOUT), so that it gives up on it.
 STALL_SECONDS = 4.5
+# On a loaded machine the thread that gives up may not run before
+# STALL_SECONDS are over: the stall then lasts until a first 503 was
+# answered, or this long in all. A service that never gives up fails.
+STALL_LIMIT = 20
 CUT_SECONDS = 2
 # How soon after the database is back a claim must succeed again: the
 # first claim that starts after it, plus a loaded machine's slack.
@@ -60,6 +64,8 @@ class _Claims:
         self._rp = rp_uuid
         self._stop = threading.Event()
         self.answers = []
+        # Set once a claim was answered 503.
+        self.refused = threading.Event()
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._run, daemon=True)
                          for _ in range(CLIENTS)]
@@ -85,6 +91,7 @@ class _Claims:
                 self.answers.append((started, time.monotonic(),
                                      resp.status_int, consumer, resp.text))
             if resp.status_int == 503:
+                self.refused.set()
                 # As a client would, rather than spin.
                 time.sleep(0.05)
 
@@ -213,6 +220,7 @@ class TestDatabaseOutage(base.TestCase):
     def test_link_stalled(self):
         def restore():
             time.sleep(STALL_SECONDS)
+            self.claims.refused.wait(STALL_LIMIT - STALL_SECONDS)
             self.proxy.restore()
             return time.monotonic()
         self._check(self._during(self.proxy.stall, restore))
