@@ -107,10 +107,18 @@ def with_room(i, n, clauses, *columns):
 
 
 def childless_root(provider_id, parent_id):
-    """The provider is a root without children: a whole tree."""
+    """The provider is a root without children: a whole tree.
+
+    Its children are looked up by root, not by parent: in a flat cloud
+    every parent is NULL, and a planner with statistics (SQLite after
+    ANALYZE) then finds the parent index worthless and scans every
+    provider once per root; the root index stays selective in any
+    cloud (a tree's providers).
+    """
     child = sql.RP.alias('child')
     return sa.and_(parent_id.is_(None), ~sa.exists().where(
-        child.c.parent_provider_id == provider_id))
+        child.c.root_provider_id == provider_id,
+        child.c.id != provider_id))
 
 
 def inventory_count(provider_id):

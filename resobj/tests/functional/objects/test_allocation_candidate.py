@@ -1039,3 +1039,42 @@ class TestSharingPairsPlan(PlanTestCase):
         pool.set_traits([SHARING])
         pool.set_aggregates([AGG1])
         self.assertGreater(self.member_scans(), 0)
+
+
+class TestChildlessRootPlan(CandidateTestCase):
+    """SQLite's plan for "a root without children", with statistics.
+
+    In a flat cloud every provider's parent is NULL. Once ANALYZE has
+    recorded that, SQLite finds the parent index worthless; a lookup of
+    children by parent then scans every provider once per root. The
+    search looks them up by root instead, whose index stays selective.
+    """
+
+    scenarios = [s for s in CandidateTestCase.scenarios
+                 if s[0] == 'sqlite']
+
+    def test_children_are_found_through_an_index_after_analyze(self):
+        for n in range(40):
+            self.make('cn-%d' % n, VCPU=16, MEMORY_MB=32768, DISK_GB=1000)
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('ANALYZE'))
+            conn.commit()
+        sent = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            if ' AS grp' in statement:
+                sent.append((statement, parameters))
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.engine,
+                        'before_cursor_execute', record)
+        found = self.get(group(resources={'VCPU': 2, 'MEMORY_MB': 1024,
+                                          'DISK_GB': 10}))
+        self.assertEqual(40, len(found.allocation_requests))
+        self.assertEqual(1, len(sent))
+        with self.engine.connect() as conn:
+            plan = [row[-1] for row in conn.exec_driver_sql(
+                'EXPLAIN QUERY PLAN ' + sent[0][0], sent[0][1])]
+        self.assertEqual([], [step for step in plan
+                              if step.startswith('SCAN child')], plan)
+        self.assertTrue([step for step in plan
+                         if step.startswith('SEARCH child USING')], plan)
