@@ -15,7 +15,9 @@ the top functions by own and by cumulative time.
 Kinds: ``claim`` (PUT /allocations/{new consumer}, VCPU 2, MEMORY_MB
 4096, DISK_GB 20 on a random provider), ``usages`` (GET
 /usages?project_id at 1.37), ``rp-usages`` (GET
-/resource_providers/{uuid}/usages), ``root`` (GET /).
+/resource_providers/{uuid}/usages), ``candidates`` (GET
+/allocation_candidates for the claim's resources, no limit: every
+provider is a candidate), ``root`` (GET /).
 """
 
 import argparse
@@ -82,6 +84,9 @@ def make_request(kind, app, rps, rng):
     if kind == 'usages':
         return lambda: call(app, 'GET', '/usages?project_id=%s'
                             % rng.choice(PROJECTS), version='1.37')
+    if kind == 'candidates':
+        return lambda: call(app, 'GET', '/allocation_candidates?resources='
+                            'VCPU:2,MEMORY_MB:4096,DISK_GB:20')
     if kind == 'rp-usages':
         return lambda: call(app, 'GET', '/resource_providers/%s/usages'
                             % rng.choice(rps))
@@ -90,7 +95,8 @@ def make_request(kind, app, rps, rng):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('kind', choices=('claim', 'usages', 'rp-usages', 'root'))
+    p.add_argument('kind', choices=('claim', 'usages', 'rp-usages',
+                                    'candidates', 'root'))
     p.add_argument('--url', help='database URL (default: a temporary '
                    'SQLite file)')
     p.add_argument('--providers', type=int, default=1000)
