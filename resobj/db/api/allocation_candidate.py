@@ -253,8 +253,10 @@ def _summaries(context, strategy, root_ids, known, lone):
     id_list, roots = _id_set(strategy, rest)
     values = {'roots': roots}
     with_traits = strategy.summary_traits_inline
-    rows = utils.execute(context, _prepared(summary_statements.providers(
-        id_list, with_traits)), values).all()
+    rows = utils.named_rows(utils.execute(
+        context, _prepared(summary_statements.providers(
+            id_list, with_traits)), values),
+        summary_statements.ProviderRow)
     uuids.update((row.id, row.uuid) for row in rows)
     missing = []
     for row in rows:
@@ -263,8 +265,7 @@ def _summaries(context, strategy, root_ids, known, lone):
             resources = {}
         if len(resources) != row.inventories:
             missing.append(row.id)
-        names = row.names if with_traits else None
-        traits_of[row.id] = traits = search_rows.trait_names(names)
+        traits_of[row.id] = traits = search_rows.trait_names(row.names)
         summaries[row.uuid] = {
             'resources': resources, 'traits': traits,
             'parent_provider_uuid': uuids.get(row.parent_provider_id),

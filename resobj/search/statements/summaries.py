@@ -1,11 +1,26 @@
 """The provider summaries of the trees the requests use."""
 
 import functools
+import typing
 
 import sqlalchemy as sa
 
 from resobj.db import provider_sql as sql
 from resobj.search.statements import clauses as cl
+
+
+class ProviderRow(typing.NamedTuple):
+    """A row of :func:`providers`."""
+
+    id: int
+    uuid: str
+    parent_provider_id: typing.Optional[int]
+    root_provider_id: int
+    # Its number of inventories.
+    inventories: int
+    # Its trait names joined by commas; None if it has none, or if the
+    # statement was made without them.
+    names: typing.Optional[str]
 
 
 @functools.lru_cache(maxsize=8)
@@ -14,9 +29,10 @@ def providers(ids, with_traits):
 
     ``ids``: how ``:roots`` is bound (an IdList). Rows (``id``,
     ``uuid``, ``parent_provider_id``, ``root_provider_id``,
-    ``inventories``), in no order (the order is no part of the answer);
-    ``with_traits``: and ``names``, the provider's trait names joined by
-    commas (NULL if none), so that :func:`traits` need not run. A parent
+    ``inventories``, ``names``: a :class:`ProviderRow`), in no order
+    (the order is no part of the answer); ``with_traits``: ``names`` is
+    the provider's trait names joined by commas (NULL if none), so that
+    :func:`traits` need not run; else NULL. A parent
     and a root are in the same tree as their child, so the rows
     themselves name them: no self-joins. The count tells the search
     whether the candidate rows already hold all of a provider's
@@ -28,7 +44,8 @@ def providers(ids, with_traits):
                rp.c.root_provider_id)
     if not with_traits:
         return cl.of_trees(
-            sa.select(*columns, _inventories(rp.c.id)), rp, ids)
+            sa.select(*columns, _inventories(rp.c.id),
+                      sa.null().label('names')), rp, ids)
     # The trees' providers once (a CTE read twice is computed once),
     # their traits as one hash-joined aggregate over them: a per-provider
     # subquery instead scans the whole traits table for each provider

@@ -1,4 +1,6 @@
-"""The DB API's shared helpers that lean on a library's private API."""
+"""The DB API's shared helpers, on every backend."""
+
+import typing
 
 import sqlalchemy as sa
 
@@ -46,3 +48,50 @@ class TestCompileIntoCache(db_base.DBTestCase):
         self.assertTrue(_compile(self.context))
         rows, hit = _run(self.context)
         self.assertEqual(([], self.engine.dialect.CACHE_HIT), (rows, hit))
+
+
+class _Pair(typing.NamedTuple):
+    name: str
+    id: int
+
+
+class _Lone(typing.NamedTuple):
+    name: str
+
+
+@facade.reader
+def _named(context, row_type, *columns):
+    return utils.named_rows(utils.execute(
+        context, sa.select(*columns).order_by(_RP.c.id)), row_type)
+
+
+class TestNamedRows(db_base.DBTestCase):
+    """Rows become named tuples whose fields take the columns by name."""
+
+    def setUp(self):
+        super().setUp()
+        with self.engine.begin() as conn:
+            conn.execute(sa.insert(_RP), [
+                {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
+            conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
+
+    def test_columns_in_the_fields_order(self):
+        rows = _named(self.context, _Pair, _RP.c.name, _RP.c.id)
+        self.assertEqual(['rp-1', 'rp-2'], [row.name for row in rows])
+        self.assertIsInstance(rows[0], _Pair)
+        self.assertEqual(rows[0].id + 1, rows[1].id)
+
+    def test_columns_in_another_order_go_to_their_fields(self):
+        rows = _named(self.context, _Pair, _RP.c.id, _RP.c.uuid,
+                      _RP.c.name)
+        self.assertEqual(['rp-1', 'rp-2'], [row.name for row in rows])
+        self.assertEqual(rows[0].id + 1, rows[1].id)
+
+    def test_one_field(self):
+        rows = _named(self.context, _Lone, _RP.c.id, _RP.c.name)
+        self.assertEqual([_Lone('rp-1'), _Lone('rp-2')], rows)
+
+    def test_a_field_without_its_column_is_refused(self):
+        error = self.assertRaises(ValueError, _named, self.context, _Pair,
+                                  _RP.c.name)
+        self.assertIn("no column ['id']", str(error))

@@ -81,5 +81,7 @@ class TestStatements(base.TestCase):
                                 name)
             columns = summaries.providers(
                 ids, chosen.summary_traits_inline).selected_columns.keys()
-            self.assertEqual(chosen.summary_traits_inline,
-                             'names' in columns, name)
+            # With the traits or without them (names NULL), the rows
+            # are ProviderRows, in the fields' order.
+            self.assertEqual(list(summaries.ProviderRow._fields),
+                             list(columns), name)
