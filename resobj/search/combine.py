@@ -313,11 +313,14 @@ class Search:
         # The same request can come from two anchors only through a
         # sharing provider, which is an option of every root it serves.
         dedup = bool(self.served)
-        # One group, no sharing provider, no traits left to check: an
-        # anchor whose classes all come from one provider (a flat
-        # cloud's every anchor) gives exactly one request, built here.
-        whole = (len(self.groups) == 1 and not dedup and
-                 not self.required[0])
+        # One group: an anchor whose classes all come from one provider
+        # (a flat cloud's every anchor) gives exactly one request, built
+        # here, when that provider has the group's traits. Unless it
+        # shares its resources: then other anchors can give the same
+        # request, which the general path below keeps once.
+        whole = len(self.groups) == 1
+        served = self.served or {}
+        traits_to_check = bool(self.required[0])
         if whole:
             options, suffix = self.option_lists[0], self.groups[0].suffix
             alone = self.alone
@@ -334,7 +337,10 @@ class Search:
                     continue
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
-                if len(first) == 1 and chosen.count(first) == len(chosen):
+                if len(first) == 1 and chosen.count(first) == len(chosen) \
+                        and first[0] not in served and (
+                            not traits_to_check or
+                            self._has_required(0, first)):
                     found.append(new(whole_request, (suffix, first[0])))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
