@@ -240,18 +240,22 @@ class Search:
                           if group.use_same_provider]
                 if len(set(single)) != len(single):
                     return None
-            if self.subtrees and not all(
-                    self.in_one_subtree({rp for index in subtree
-                                         for rp in parts[index].providers})
-                    for subtree in self.subtrees):
-                return None
-            totals = collections.Counter()
+            for subtree in self.subtrees:
+                providers = set()
+                for index in subtree:
+                    providers.update(parts[index].providers)
+                if not self.in_one_subtree(providers):
+                    return None
+            totals = {}
             shared = []
             for part in parts:
                 for rp, rc_id, amount in part.items:
-                    if (rp, rc_id) in totals:
-                        shared.append((rp, rc_id))
-                    totals[rp, rc_id] += amount
+                    key = (rp, rc_id)
+                    if key in totals:
+                        shared.append(key)
+                        totals[key] += amount
+                    else:
+                        totals[key] = amount
             # Several groups on one (provider, class): each fitted alone,
             # so check the sum.
             for rp, rc_id in shared:
