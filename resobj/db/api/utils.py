@@ -42,12 +42,14 @@ def named_rows(result, row_type):
     if missing:
         raise ValueError('the rows %s have no column %s' % (keys, missing))
     new = tuple.__new__
+    # At once: iterating a result fetches its rows one by one.
+    rows = result.all()
     if keys == fields:
-        return [new(row_type, row) for row in result]
+        return [new(row_type, row) for row in rows]
     pick = operator.itemgetter(*[keys.index(field) for field in fields])
     if len(fields) == 1:
-        return [new(row_type, (pick(row),)) for row in result]
-    return [new(row_type, pick(row)) for row in result]
+        return [new(row_type, (pick(row),)) for row in rows]
+    return [new(row_type, pick(row)) for row in rows]
 
 
 def compile_into_cache(context, statement, params):
