@@ -55,8 +55,8 @@ def whole_cloud(request_shape, strategy, sharing, root_filter):
     for i, group_shape in enumerate(request_shape):
         clauses = cl.group_clauses(i, group_shape) + extra
         if per_provider:
-            selects.append(_per_provider(i, group_shape.classes, width,
-                                         clauses, keep_max_unit))
+            selects.append(_per_provider(i, group_shape, width, clauses,
+                                         keep_max_unit))
         else:
             selects.append(_pivot_with_room(i, group_shape.classes, width,
                                             clauses, keep_max_unit, lone))
@@ -94,8 +94,8 @@ def of_roots(request_shape, strategy, sharing):
     for i, group_shape in enumerate(request_shape):
         clauses = cl.group_clauses(i, group_shape) + [window]
         if per_provider:
-            selects.append(_per_provider(i, group_shape.classes, width,
-                                         clauses, keep_max_unit))
+            selects.append(_per_provider(i, group_shape, width, clauses,
+                                         keep_max_unit))
             continue
         for n in range(group_shape.classes):
             selects.append(_few_with_room(i, n, clauses, width,
@@ -271,7 +271,7 @@ def _window_pivot(i, classes, width, clauses, keep_max_unit, roots):
             .having(sa.or_(*(c.is_not(None) for c in capacities))))
 
 
-def _per_provider(i, classes, width, clauses, keep_max_unit):
+def _per_provider(i, group_shape, width, clauses, keep_max_unit):
     """Group ``i``'s providers with room for any class, one row each.
 
     ``RowPlan.PER_PROVIDER``: each class's figures in its slot. The
@@ -280,7 +280,13 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     into the outer query, which would compute each usable amount once
     in the test and again in the column. A class the provider has no
     room for has a NULL capacity.
+
+    A single-provider group takes only providers with room for every
+    class: the inventories of its first class lead (the class index),
+    joined to the others, rather than every provider of the cloud to
+    each of its classes.
     """
+    classes, single = group_shape.classes, group_shape.single
     rp = sql.RP
     source = rp
     inner = [rp.c.id, rp.c.root_provider_id, rp.c.parent_provider_id,
@@ -288,9 +294,10 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     invs = [sql.INV.alias('inv_%d' % n) for n in range(classes)]
     for n, inv in enumerate(invs):
         rc_id = cl.int_param('rc_%d_%d' % (i, n))
-        source = source.outerjoin(inv, sa.and_(
-            inv.c.resource_provider_id == rp.c.id,
-            inv.c.resource_class_id == rc_id))
+        on = sa.and_(inv.c.resource_provider_id == rp.c.id,
+                     inv.c.resource_class_id == rc_id)
+        source = (source.join(inv, on) if single
+                  else source.outerjoin(inv, on))
         inner += [
             inv.c.min_unit.label('min_unit_%d' % n),
             inv.c.max_unit.label('max_unit_%d' % n),
@@ -299,8 +306,10 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
             inv.c.used.label('used_%d' % n)]
     # Providers without an inventory of any of the classes (a tree's
     # other providers) stop at the joins.
-    has_any = sa.or_(*(inv.c.id.is_not(None) for inv in invs))
-    row = (sa.select(*inner).select_from(source).where(has_any, *clauses)
+    if not single:
+        clauses = [sa.or_(*(inv.c.id.is_not(None) for inv in invs)),
+                   *clauses]
+    row = (sa.select(*inner).select_from(source).where(*clauses)
            .offset(0).subquery('per_provider')).c
     columns = [_group_column(i), row.id, row.root_provider_id]
     rooms = []
@@ -336,7 +345,8 @@ def _per_provider(i, classes, width, clauses, keep_max_unit):
     ).where(sql.RP_TRAIT.c.resource_provider_id == row.id).scalar_subquery()
     columns += [row.uuid, sa.case((lone, cl.inventory_count(row.id)))
                 .label('lone'), sa.case((root, traits)).label('traits')]
-    return sa.select(*columns).where(sa.or_(*rooms))
+    return sa.select(*columns).where(
+        sa.and_(*rooms) if single else sa.or_(*rooms))
 
 
 def _with_traits(rows):
