@@ -122,6 +122,7 @@ def bench(args, name, workdir):
         'harness_rc': rc, 'server_command': service.command,
         'database': service.db_url.split(':', 1)[0],
         'auto_analyze_rounds': analyzer.analyzed if analyzer else None,
+        'auto_vacuum_rounds': analyzer.vacuumed if analyzer else None,
         'before': before, 'after': machine(), 'commit': code}
     with open(out, 'w') as f:
         json.dump(result, f, indent=1)
@@ -200,8 +201,9 @@ def main(argv=None):
               % (name, sbs['before']['loadavg'], sbs['after']['loadavg'],
                  sbs['harness_rc'], sbs['database'], sbs['server_command'],
                  '' if sbs['auto_analyze_rounds'] is None else
-                 '; autovacuum off, %d tables analyzed by its rule'
-                 % sbs['auto_analyze_rounds']))
+                 '; autovacuum off, %d tables analyzed and %d vacuumed by '
+                 'its rules' % (sbs['auto_analyze_rounds'],
+                                sbs.get('auto_vacuum_rounds') or 0)))
     print()
     sys.stdout.flush()
     subprocess.run([sys.executable, os.path.join(args.harness_dir,

@@ -126,7 +126,7 @@ def run(args, name, workdir):
         log('%s: %d trees built in %.0f s' % (name, args.trees,
                                               time.monotonic() - start))
         if analyzer:
-            # Autovacuum's analyze of the fresh tables, without waiting
+            # Autovacuum's round over the fresh tables, without waiting
             # for its next round.
             analyzer.run_once()
         client = Client(service.url, keepalive=False)
