@@ -161,33 +161,31 @@ class AutoAnalyze(object):
         return {name: float(value) for name, value in cur.fetchall()}
 
     def _round(self, cur, settings):
-        cur.execute(
-            'SELECT s.relname FROM pg_stat_user_tables s '
-            'JOIN pg_class c ON c.oid = s.relid '
-            'WHERE s.n_dead_tup > %s + %s * GREATEST(c.reltuples, 0) '
+        self.vacuumed += self._apply(
+            cur, 'VACUUM', 'vacuumed',
+            's.n_dead_tup > %s + %s * GREATEST(c.reltuples, 0) '
             'OR s.n_ins_since_vacuum > %s + %s * GREATEST(c.reltuples, 0)',
             (settings['autovacuum_vacuum_threshold'],
              settings['autovacuum_vacuum_scale_factor'],
              settings['autovacuum_vacuum_insert_threshold'],
              settings['autovacuum_vacuum_insert_scale_factor']))
-        vacuumed = [table for (table,) in cur.fetchall()]
-        for table in vacuumed:
-            cur.execute('VACUUM "%s"' % table)
-        self.vacuumed += len(vacuumed)
-        if vacuumed:
-            self.log('autovacuum rule: vacuumed %s' % ', '.join(vacuumed))
-        cur.execute(
-            'SELECT s.relname FROM pg_stat_user_tables s '
-            'JOIN pg_class c ON c.oid = s.relid '
-            'WHERE s.n_mod_since_analyze > %s + %s * GREATEST(c.reltuples, 0)',
+        self.analyzed += self._apply(
+            cur, 'ANALYZE', 'analyzed',
+            's.n_mod_since_analyze > %s + %s * GREATEST(c.reltuples, 0)',
             (settings['autovacuum_analyze_threshold'],
              settings['autovacuum_analyze_scale_factor']))
+
+    def _apply(self, cur, command, done, condition, values):
+        """Run ``command`` on each table past ``condition``; how many."""
+        cur.execute('SELECT s.relname FROM pg_stat_user_tables s '
+                    'JOIN pg_class c ON c.oid = s.relid WHERE ' + condition,
+                    values)
         tables = [table for (table,) in cur.fetchall()]
         for table in tables:
-            cur.execute('ANALYZE "%s"' % table)
-        self.analyzed += len(tables)
+            cur.execute('%s "%s"' % (command, table))
         if tables:
-            self.log('autovacuum rule: analyzed %s' % ', '.join(tables))
+            self.log('autovacuum rule: %s %s' % (done, ', '.join(tables)))
+        return len(tables)
 
     @contextlib.contextmanager
     def _cursor(self):
