@@ -223,8 +223,16 @@ class Search:
         required = self.required[index]
         if not required:
             return True
-        traits = set().union(*(self.links.get(rp, ()) for rp in providers))
-        return all(any_of & traits for any_of in required)
+        links = self.links
+        if len(providers) == 1:
+            # One provider, the usual case: its own set, not a copy.
+            traits = links.get(providers[0], ())
+        else:
+            traits = set().union(*(links.get(rp, ()) for rp in providers))
+        for any_of in required:
+            if any_of.isdisjoint(traits):
+                return False
+        return True
 
     def merge(self, parts, isolate, allow_nested):
         """One request from one part per group, or None if it is invalid.
