@@ -367,6 +367,17 @@ class Search:
             else:
                 before = len(found)
                 for parts in itertools.product(*per_group):
+                    if whole and len(parts[0].providers) == 1 and \
+                            parts[0].providers[0] not in served:
+                        # One of the anchor's options takes the group
+                        # whole (a node's own disk beside a shared one):
+                        # the shortcut's request, from this anchor only.
+                        found.append(new(whole_request,
+                                         (suffix, parts[0].providers[0])))
+                        self.used_roots.add(anchor)
+                        if limit is not None and len(found) >= limit:
+                            break
+                        continue
                     merged = self.merge(parts, isolate, allow_nested)
                     if merged is None:
                         continue
