@@ -65,11 +65,13 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
     """
     found = {'rc': {}, 'trait': {}}
     served = collections.defaultdict(set)
+    # Fetched at once: iterating a result fetches its rows one by one,
+    # and a cloud's sharing pairs are as many as the roots they serve.
     for kind, name, row_id, root_id in utils.execute(
             context, _prepared(lookups.names_and_sharing(pairs)),
             {'classes': sorted(class_names),
              'traits': sorted(set(trait_names) | {sql.SHARING_TRAIT}),
-             'sharing_trait': sql.SHARING_TRAIT}):
+             'sharing_trait': sql.SHARING_TRAIT}).all():
         if kind == 'served':
             if pairs:
                 served[row_id].add(root_id)
@@ -213,7 +215,7 @@ def _trait_links(context, strategy, provider_ids, trait_ids):
     id_list, ids = _id_set(strategy, provider_ids)
     for rp_id, trait_id in utils.execute(
             context, lookups.trait_links(id_list),
-            {'ids': ids, 'traits': sorted(trait_ids)}):
+            {'ids': ids, 'traits': sorted(trait_ids)}).all():
         links[rp_id].add(trait_id)
     return links
 
@@ -323,7 +325,7 @@ def _resourceless(context, groups, trait_ids, tree_roots):
     for index, rp_id, root_id in utils.execute(
             context, lookups.resourceless_providers(
                 search_request.shape(groups)),
-            search_request.params(groups, trait_ids, tree_roots)):
+            search_request.params(groups, trait_ids, tree_roots)).all():
         found[index][root_id].append(rp_id)
     return [(group, {root: sorted(ids) for root, ids in by_root.items()})
             for group, by_root in zip(groups, found)]
