@@ -350,9 +350,11 @@ class Search:
                 chosen = [by_anchor[anchor] for by_anchor in options]
                 first = chosen[0]
                 if len(first) == 1 and chosen.count(first) == len(chosen) \
-                        and first[0] not in served and (
-                            not traits_to_check or
-                            self._has_required(0, first)):
+                        and first[0] not in served:
+                    if traits_to_check and not self._has_required(0, first):
+                        # Its only option lacks the traits: no request
+                        # (the general path would test them again).
+                        continue
                     found.append(new(whole_request, (suffix, first[0])))
                     self.used_roots.add(anchor)
                     if limit is not None and len(found) >= limit:
