@@ -17,6 +17,9 @@ class ResobjException(Exception):
     """
 
     msg_fmt = 'An unknown resobj error occurred.'
+    # False for a class the oldest release a cloud may still run beside
+    # this one lacks (see new_since_n_minus_1).
+    known_to_n_minus_1 = True
 
     def __init__(self, message=None, **kwargs):
         self.kwargs = kwargs
@@ -27,6 +30,20 @@ class ResobjException(Exception):
 
     def __str__(self):
         return self.message
+
+
+def new_since_n_minus_1(cls):
+    """Mark ``cls`` as an error the previous release (N-1) does not have.
+
+    A peer running N-1 code rebuilds an error it receives over RPC by its
+    class name; a class it lacks would reach it as a bare RemoteError
+    that none of its handlers catch. resobj.rpc therefore sends a marked
+    class as its nearest unmarked base, with its own name attached for
+    peers that know it. Subclasses of a marked class inherit the mark.
+    The upgrade tests check the marks against the N-1 tree.
+    """
+    cls.known_to_n_minus_1 = False
+    return cls
 
 
 class NotFound(ResobjException, LookupError):
@@ -65,6 +82,7 @@ class DatabaseUnavailable(ResobjException):
     msg_fmt = 'The database is unavailable: %(reason)s'
 
 
+@new_since_n_minus_1
 class DatabaseDeadlock(ResobjException):
     """A deadlock or serialization failure that retries did not resolve.
 
@@ -222,11 +240,13 @@ class InvalidPciStats(Invalid):
     msg_fmt = 'Invalid pci_stats: %(reason)s'
 
 
+@new_since_n_minus_1
 class InvalidFlavorExtraSpec(Invalid):
     msg_fmt = ('Flavor %(flavor)s: extra spec %(key)s=%(value)r is '
                'invalid: %(reason)s')
 
 
+@new_since_n_minus_1
 class NUMAReshapeFailed(ResobjException):
     msg_fmt = ('Reshape of compute node %(node)s to NUMA cell providers '
                'failed: %(reason)s')
@@ -370,6 +390,7 @@ class ConcurrentUpdateDetected(Conflict):
 
 
 # Allocations
+@new_since_n_minus_1
 class ConsumerGenerationConflict(ConcurrentUpdateDetected):
     """A write named a consumer generation the consumer no longer has.
 

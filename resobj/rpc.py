@@ -6,6 +6,9 @@ receipt), turn the request context into a dict and back, and rebuild the
 same resobj exceptions on the calling side that the serving side raised.
 """
 
+import functools
+import importlib
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import conffixture
@@ -20,6 +23,9 @@ LOG = logging.getLogger(__name__)
 # caller (with the same kwargs); any other arrives as RemoteError.
 ALLOWED_EXMODS = ['resobj.exception', 'resobj.compute.exception',
                   'oslo_versionedobjects.exception']
+# The kwarg naming an error's own class ("module:Class") when it travels
+# as a base class that N-1 peers know (exception.new_since_n_minus_1).
+SENT_AS_BASE = 'resobj_error_class'
 
 
 def register_opts(conf):
@@ -79,6 +85,46 @@ def get_server(transport, topic, host, endpoints):
         serializer=RequestContextSerializer())
 
 
+def endpoint_method(fn):
+    """Decorate a method of an RPC endpoint (a conductor's, a compute's).
+
+    resobj's own errors are answers to the caller (not found, conflict),
+    not faults of the server: oslo.messaging logs them at debug level
+    rather than as an error with a traceback. An error class the N-1
+    release lacks is sent as its nearest base that release has
+    (:func:`for_n_minus_1`), so a peer not yet upgraded still catches it
+    by that base; :func:`call` turns it back into its own class for a
+    peer that has it.
+    """
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except exception.ResobjException as exc:
+            sent = for_n_minus_1(exc)
+            if sent is exc:
+                raise
+            raise sent from exc
+    return messaging.expected_exceptions(exception.ResobjException)(wrapper)
+
+
+def for_n_minus_1(exc):
+    """``exc`` as an error an N-1 peer can rebuild: itself or a base.
+
+    The base carries the same message and kwargs, and the class's own
+    name under SENT_AS_BASE.
+    """
+    cls = type(exc)
+    if cls.known_to_n_minus_1:
+        return exc
+    base = next(c for c in cls.__mro__
+                if issubclass(c, exception.ResobjException)
+                and c.known_to_n_minus_1)
+    kwargs = dict(exc.kwargs)
+    kwargs[SENT_AS_BASE] = '%s:%s' % (cls.__module__, cls.__name__)
+    return base(exc.message, **kwargs)
+
+
 def prepare(client, api, method, version, cap, **options):
     """``client`` prepared to send ``method`` at ``version``.
 
@@ -113,10 +159,29 @@ def call(cctxt, context, method, **kwargs):
 
 
 def _as_raised(exc):
-    """``exc`` as its class in ALLOWED_EXMODS built it, without the trace."""
+    """``exc`` as its own class would raise it, without the trace.
+
+    That is the class in ALLOWED_EXMODS oslo.messaging rebuilt, or the
+    one it was sent for (SENT_AS_BASE) when this side has that class.
+    """
+    kwargs = dict(exc.kwargs)
+    own = _sent_for(kwargs.pop(SENT_AS_BASE, None))
     for cls in type(exc).__mro__:
         if cls.__module__ in ALLOWED_EXMODS:
+            if own is not None and issubclass(own, cls):
+                return own(exc.message, **kwargs)
             if cls is type(exc):
                 return exc
             return cls(exc.message, **exc.kwargs)
     return exc
+
+
+def _sent_for(name):
+    """The class SENT_AS_BASE names, if this side has it."""
+    module, _, cls = (name or '').partition(':')
+    if module not in ALLOWED_EXMODS:
+        return None
+    found = getattr(importlib.import_module(module), cls, None)
+    is_error = isinstance(found, type) and issubclass(
+        found, exception.ResobjException)
+    return found if is_error else None

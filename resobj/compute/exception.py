@@ -55,6 +55,7 @@ class PlacementUnavailable(PlacementError):
                'attempts: %(reason)s')
 
 
+@exception.new_since_n_minus_1
 class ReshapeConflict(exception.Conflict):
     """Placement refused a reshape; nothing of it was written."""
 

@@ -18,14 +18,15 @@ import oslo_messaging as messaging
 from resobj.compute import exception
 from resobj.compute import numa_tracker
 from resobj.compute import usage
-from resobj import exception as resobj_exc
 from resobj import objects
+from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
-# A refused claim or pre-check is the answer to the calling host, not a
-# fault of this one: logged at debug level, raised in the caller as itself.
-_EXPECTED = messaging.expected_exceptions(resobj_exc.ResobjException)
+# resobj's own errors (not found, conflict, a refused claim or backport)
+# are answers to the caller, not faults of this service; see
+# rpc.endpoint_method.
+_EXPECTED = rpc.endpoint_method
 
 # Live migration statuses (placement-era nova's).
 LIVE_ACCEPTED = 'accepted'

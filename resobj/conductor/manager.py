@@ -16,14 +16,14 @@ from resobj import exception
 from resobj import objects
 from resobj.objects import base
 from resobj.objects import primitive as primitive_mod
+from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
-# resobj's own errors (not found, conflict, refused backport...) are
-# answers to the caller, not faults of the conductor: oslo.messaging then
-# logs them at debug level instead of as an error with a traceback, and
-# the caller still gets them as themselves.
-_EXPECTED = messaging.expected_exceptions(exception.ResobjException)
+# resobj's own errors (not found, conflict, a refused claim or backport)
+# are answers to the caller, not faults of this service; see
+# rpc.endpoint_method.
+_EXPECTED = rpc.endpoint_method
 
 
 def _fields_at_caller_version(obj, manifest):

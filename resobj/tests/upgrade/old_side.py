@@ -24,7 +24,15 @@ and golden helpers of that commit) and talks JSON on stdin/stdout:
 ``boot CONF_FILE HOST VCPUS MEMORY_MB ROOT_GB``
     an N-1 scheduler's boot on HOST of a new flavor of that size, through
     the conductors and compute services CONF_FILE names (no database);
-    answers the instance's uuid and host.
+    answers the instance's uuid and host;
+``errors``
+    {module: [class, ...]}: the resobj error classes of the N-1 code's
+    exception modules;
+``conflict CONF_FILE``
+    through the conductors CONF_FILE names (no database), an N-1 compute
+    report client writes a new consumer's allocation on a new provider,
+    then writes it again as if the consumer were new; answers how the
+    N-1 code saw the refusal of the second write.
 """
 
 import json
@@ -239,8 +247,61 @@ def boot(conf_file, host, vcpus, memory_mb, root_gb):
         transport.cleanup()
 
 
+def errors():
+    import inspect
+
+    from resobj.compute import exception as compute_exception
+    from resobj import exception
+    return {module.__name__: sorted(
+        name for name, cls in vars(module).items()
+        if inspect.isclass(cls) and cls.__module__ == module.__name__
+        and issubclass(cls, exception.ResobjException))
+        for module in (exception, compute_exception)}
+
+
+def conflict(conf_file):
+    from oslo_config import cfg
+    from oslo_utils import uuidutils
+
+    from resobj.compute import exception as compute_exception
+    from resobj.compute import report_local
+    from resobj.conductor import api as conductor_api
+    from resobj import conf as resobj_conf
+    from resobj import context
+    from resobj import rpc
+    _objects()
+
+    conf = cfg.ConfigOpts()
+    resobj_conf.register_opts(conf)
+    rpc.register_opts(conf)
+    conf(['--config-file', conf_file], project='resobj',
+         default_config_files=[])
+    transport = rpc.get_transport(conf)
+    try:
+        conductor_api.use_conductor(conf, transport)
+        client = report_local.LocalReportClient(context.get_admin_context())
+        provider = uuidutils.generate_uuid()
+        client.ensure_provider(provider, 'n-1-conflict-%s' % provider[:8])
+        client.set_inventory(provider, {'VCPU': {
+            'total': 4, 'reserved': 0, 'min_unit': 1, 'max_unit': 4,
+            'step_size': 1, 'allocation_ratio': 1.0}})
+        consumer = uuidutils.generate_uuid()
+        for attempt in ('first', 'again'):
+            try:
+                client.put_allocations(consumer, {provider: {'VCPU': 1}},
+                                       'n-1-project', 'n-1-user',
+                                       generation=None)
+            except compute_exception.AllocationConflict as exc:
+                return {'refused': attempt, 'caught': 'AllocationConflict',
+                        'generation': exc.generation, 'detail': str(exc)}
+        return {'refused': None}
+    finally:
+        transport.cleanup()
+
+
 COMMANDS = {'about': about, 'generate': generate, 'load': load,
-            'golden': golden, 'workload': workload, 'boot': boot}
+            'golden': golden, 'workload': workload, 'boot': boot,
+            'errors': errors, 'conflict': conflict}
 
 
 def main(argv):
