@@ -17,7 +17,10 @@ Kinds: ``claim`` (PUT /allocations/{new consumer}, VCPU 2, MEMORY_MB
 /usages?project_id at 1.37), ``rp-usages`` (GET
 /resource_providers/{uuid}/usages), ``candidates`` (GET
 /allocation_candidates for the claim's resources, no limit: every
-provider is a candidate), ``root`` (GET /).
+provider is a candidate), ``avx2`` (the same, ``required=HW_CPU_X86_AVX2``),
+``root`` (GET /). The providers are laid out as the shared harness lays
+them out (traits, aggregates of ten); ``--sharing N`` adds its sharing
+DISK_GB providers.
 """
 
 import argparse
@@ -55,18 +58,44 @@ def call(app, method, path, body=None, version=None, expect=(200, 204)):
     return resp
 
 
-def setup(app, providers):
+def _provider(app, name, inventories, traits, aggregates):
+    rp = str(uuid.uuid4())
+    call(app, 'POST', '/resource_providers', {'name': name, 'uuid': rp})
+    call(app, 'PUT', '/resource_providers/%s/inventories' % rp, {
+        'resource_provider_generation': 0, 'inventories': inventories})
+    generation = 1
+    if traits:
+        call(app, 'PUT', '/resource_providers/%s/traits' % rp, {
+            'resource_provider_generation': generation, 'traits': traits})
+        generation += 1
+    if aggregates:
+        call(app, 'PUT', '/resource_providers/%s/aggregates' % rp, {
+            'resource_provider_generation': generation,
+            'aggregates': aggregates}, version='1.19')
+    return rp
+
+
+def setup(app, providers, sharing):
+    """The shared harness's layout (placement_bench.py phase a)."""
+    aggregates = [str(uuid.uuid4()) for _ in range((providers + 9) // 10)]
+    for j in range(sharing):
+        _provider(app, 'share%d' % j, {'DISK_GB': {'total': 100000}},
+                  ['MISC_SHARES_VIA_AGGREGATE'],
+                  [a for k, a in enumerate(aggregates) if k % 10 == j])
     rps = []
     for i in range(providers):
-        rp = str(uuid.uuid4())
-        call(app, 'POST', '/resource_providers', {'name': 'cn%d' % i,
-                                                  'uuid': rp})
-        call(app, 'PUT', '/resource_providers/%s/inventories' % rp, {
-            'resource_provider_generation': 0, 'inventories': {
-                'VCPU': {'total': 32, 'allocation_ratio': 16.0},
-                'MEMORY_MB': {'total': 131072, 'allocation_ratio': 1.5},
-                'DISK_GB': {'total': 2000}}})
-        rps.append(rp)
+        traits = ['HW_CPU_X86_SSE42']
+        if i % 2 == 0:
+            traits.append('HW_CPU_X86_AVX2')
+        if i % 3 == 0:
+            traits.append('STORAGE_DISK_SSD')
+        rps.append(_provider(app, 'cn%d' % i, {
+            'VCPU': {'total': 32, 'allocation_ratio': 16.0,
+                     'max_unit': 32},
+            'MEMORY_MB': {'total': 131072, 'allocation_ratio': 1.5,
+                          'max_unit': 131072},
+            'DISK_GB': {'total': 2000, 'max_unit': 2000}},
+            traits, [aggregates[i // 10]]))
     return rps
 
 
@@ -87,6 +116,10 @@ def make_request(kind, app, rps, rng):
     if kind == 'candidates':
         return lambda: call(app, 'GET', '/allocation_candidates?resources='
                             'VCPU:2,MEMORY_MB:4096,DISK_GB:20')
+    if kind == 'avx2':
+        return lambda: call(app, 'GET', '/allocation_candidates?resources='
+                            'VCPU:2,MEMORY_MB:4096,DISK_GB:20'
+                            '&required=HW_CPU_X86_AVX2')
     if kind == 'rp-usages':
         return lambda: call(app, 'GET', '/resource_providers/%s/usages'
                             % rng.choice(rps))
@@ -96,10 +129,13 @@ def make_request(kind, app, rps, rng):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('kind', choices=('claim', 'usages', 'rp-usages',
-                                    'candidates', 'root'))
+                                    'candidates', 'avx2', 'root'))
     p.add_argument('--url', help='database URL (default: a temporary '
                    'SQLite file)')
     p.add_argument('--providers', type=int, default=1000)
+    p.add_argument('--sharing', type=int, default=0,
+                   help='sharing DISK_GB providers, as the shared harness '
+                   'makes them (at most 10)')
     p.add_argument('--claims', type=int, default=2000,
                    help='claims made before the profiled requests')
     p.add_argument('--requests', type=int, default=2000)
@@ -118,7 +154,7 @@ def main(argv=None):
     service.before_serving()
     service.warm_up()
     rng = random.Random(1)
-    rps = setup(app, args.providers)
+    rps = setup(app, args.providers, args.sharing)
     for _ in range(args.claims):
         claim(app, rng.choice(rps), rng)
     request = make_request(args.kind, app, rps, rng)
