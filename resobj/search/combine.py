@@ -28,6 +28,18 @@ def _add(by_anchor, anchor, rp_id):
         found.append(rp_id)
 
 
+def _has_names(joined, required):
+    """Whether trait names ``joined`` by commas meet ``required``.
+
+    ``required``: sets of names, one of each needed.
+    """
+    names = joined.split(',') if joined else ()
+    for any_of in required:
+        if any_of.isdisjoint(names):
+            return False
+    return True
+
+
 class Search:
     """The candidate rows of one request, combined per anchor root.
 
@@ -93,18 +105,25 @@ class Search:
         lone_at = layout.lone
         lone_end = None if lone_at is None else lone_at + len(
             rows_module.LoneRoot._fields)
+        traits_at = None if lone_at is None else lone_at + \
+            rows_module.LoneRoot._fields.index('traits')
         root, known, max_units = self.root, self.known, self.max_unit
         # {root id: LoneRoot-ordered (uuid, inventories, traits)} of the
         # roots without children, when the rows describe them.
         self.lone = lone = {}
-        # One group, no sharing provider, no trait to check on a
-        # combination: a childless root takes the group alone, with room
-        # for every class, or gives no request. Such a root is recorded
-        # here ({root id: itself}) and not among the per-class options.
+        # One group: a childless root that no sharing provider serves
+        # takes the group alone, with room for every class (and the
+        # traits of a spread group, which its row names), or gives no
+        # request. Such a root is recorded here ({root id: itself}) and
+        # not among the per-class options.
         self.alone = alone = {}
         group = groups[0]
-        alone_ok = len(groups) == 1 and not served and (
-            group.use_same_provider or not group.required_traits)
+        alone_ok = len(groups) == 1
+        # The sharing providers and the roots they serve: more providers
+        # than their own may serve these.
+        shared = set(served).union(*served.values()) if served else ()
+        lone_traits = () if group.use_same_provider else \
+            group.required_traits
         whole = len(slots[0])
         for row in rows:
             rp_id, root_id = row[at_provider], row[at_root]
@@ -124,8 +143,10 @@ class Search:
                                      'used': row[used_at]}
             # A root that takes the group alone, or gives no request,
             # needs its figures only (every root of a flat cloud).
-            if is_lone and alone_ok:
-                if len(classes) == whole:
+            if is_lone and alone_ok and rp_id not in shared:
+                if len(classes) == whole and (
+                        not lone_traits or _has_names(
+                            row[traits_at], lone_traits)):
                     alone[rp_id] = rp_id
                 continue
             # ``homeless``: sharing providers whose own root fails
@@ -321,45 +342,13 @@ class Search:
         or a :class:`shapes.WholeRequest` when one provider takes the
         only group whole; see :func:`shapes.as_returned`.
         """
+        if len(self.groups) == 1:
+            return self._one_group_requests(limit, allow_nested, seen)
         found = []
         # The same request can come from two anchors only through a
         # sharing provider, which is an option of every root it serves.
         dedup = bool(self.served)
-        # One group: an anchor whose classes all come from one provider
-        # (a flat cloud's every anchor) gives exactly one request, built
-        # here, when that provider has the group's traits. Unless it
-        # shares its resources: then other anchors can give the same
-        # request, which the general path below keeps once.
-        whole = len(self.groups) == 1
-        served = self.served or {}
-        traits_to_check = bool(self.required[0])
-        if whole:
-            options, suffix = self.option_lists[0], self.groups[0].suffix
-            alone = self.alone
-            # A flat cloud gives a WholeRequest per root: built straight
-            # from its tuple, without a call of the generated __new__.
-            new, whole_request = tuple.__new__, shapes.WholeRequest
         for anchor in self.anchors():
-            if whole:
-                if anchor in alone:
-                    found.append(new(whole_request, (suffix, anchor)))
-                    self.used_roots.add(anchor)
-                    if limit is not None and len(found) >= limit:
-                        break
-                    continue
-                chosen = [by_anchor[anchor] for by_anchor in options]
-                first = chosen[0]
-                if len(first) == 1 and chosen.count(first) == len(chosen) \
-                        and first[0] not in served:
-                    if traits_to_check and not self._has_required(0, first):
-                        # Its only option lacks the traits: no request
-                        # (the general path would test them again).
-                        continue
-                    found.append(new(whole_request, (suffix, first[0])))
-                    self.used_roots.add(anchor)
-                    if limit is not None and len(found) >= limit:
-                        break
-                    continue
             per_group = []
             for index in range(len(self.groups)):
                 parts = self.parts(index, anchor)
@@ -369,17 +358,6 @@ class Search:
             else:
                 before = len(found)
                 for parts in itertools.product(*per_group):
-                    if whole and len(parts[0].providers) == 1 and \
-                            parts[0].providers[0] not in served:
-                        # One of the anchor's options takes the group
-                        # whole (a node's own disk beside a shared one):
-                        # the shortcut's request, from this anchor only.
-                        found.append(new(whole_request,
-                                         (suffix, parts[0].providers[0])))
-                        self.used_roots.add(anchor)
-                        if limit is not None and len(found) >= limit:
-                            break
-                        continue
                     merged = self.merge(parts, isolate, allow_nested)
                     if merged is None:
                         continue
@@ -396,4 +374,69 @@ class Search:
                     self.used_roots.add(anchor)
                 if limit is not None and len(found) >= limit:
                     break
+        return found
+
+    def _one_group_requests(self, limit, allow_nested, seen):
+        """:meth:`requests` of the only group: nothing to merge.
+
+        Each way of taking every class from one of the anchor's options
+        for it is a request. One provider that takes all of it is a
+        :class:`shapes.WholeRequest` (every request of a flat cloud).
+        Only a request of sharing providers alone can come from several
+        anchors (each serves several roots): those are kept once.
+        """
+        found = []
+        served = self.served or {}
+        group = self.groups[0]
+        suffix, same = group.suffix, group.use_same_provider
+        options = self.option_lists[0]
+        rc_ids, counts = self.columns[0]
+        classes = len(options)
+        check_traits = bool(self.required[0])
+        alone, root, used_roots = self.alone, self.root, self.used_roots
+        # Built straight from a tuple, without a call of the generated
+        # __new__: there is one per root of a flat cloud.
+        new, whole_request = tuple.__new__, shapes.WholeRequest
+        for anchor in self.anchors():
+            if anchor in alone:
+                found.append(new(whole_request, (suffix, anchor)))
+                used_roots.add(anchor)
+                if limit is not None and len(found) >= limit:
+                    break
+                continue
+            chosen = [by_anchor[anchor] for by_anchor in options]
+            if same:
+                common = set(chosen[0]).intersection(*chosen[1:])
+                ways = [(rp,) * classes for rp in sorted(common)]
+            elif all(len(rps) == 1 for rps in chosen):
+                ways = [tuple(rps[0] for rps in chosen)]
+            else:
+                ways = itertools.product(*[sorted(rps) for rps in chosen])
+            for way in ways:
+                first = way[0]
+                if way.count(first) == classes:
+                    providers = (first,)
+                else:
+                    providers = tuple(sorted(set(way)))
+                if check_traits and not self._has_required(0, providers):
+                    continue
+                if len(providers) == 1 and first not in served:
+                    found.append(new(whole_request, (suffix, first)))
+                    used_roots.add(anchor)
+                else:
+                    roots = [root[rp] for rp in providers]
+                    if not allow_nested and len(set(roots)) != len(roots):
+                        continue
+                    items = tuple(zip(way, rc_ids, counts))
+                    mappings = ((suffix, providers),)
+                    if all(rp in served for rp in providers):
+                        if (items, mappings) in seen:
+                            continue
+                        seen.add((items, mappings))
+                    found.append(shapes.Combination(items, mappings))
+                    used_roots.update(roots)
+                if limit is not None and len(found) >= limit:
+                    break
+            if limit is not None and len(found) >= limit:
+                break
         return found
