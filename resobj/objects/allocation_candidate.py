@@ -77,11 +77,6 @@ class RequestGroup:
         return '<RequestGroup %s>' % ', '.join(
             '%s=%r' % (name, getattr(self, name)) for name in self.__slots__)
 
-    def _is_empty(self):
-        return not (self.resources or self.required_traits or
-                    self.forbidden_traits or self.member_of or
-                    self.forbidden_aggs or self.in_tree)
-
     def _as_group(self):
         """The group as the search takes it, checked."""
         return search_request.group(
@@ -102,7 +97,8 @@ def _checked(groups, group_policy, root_required, root_forbidden,
         [group.suffix for group in groups], group_policy, root_required,
         root_forbidden)
     specs = [group._as_group() for group in groups
-             if group.suffix or not group._is_empty()]
+             if group.suffix or
+             not search_request.asks_for_nothing(group)]
     return (specs, root_required, root_forbidden,
             search_request.checked_subtrees(specs, same_subtree))
 

@@ -57,6 +57,16 @@ class Group(typing.NamedTuple):
         return repr(self.suffix) if self.suffix else 'the unsuffixed group'
 
 
+def asks_for_nothing(found):
+    """Whether a group asks for no resources, traits, aggregates or tree.
+
+    ``found``: a Group, or anything with its fields.
+    """
+    return not (found.resources or found.required_traits or
+                found.forbidden_traits or found.member_of or
+                found.forbidden_aggs or found.in_tree)
+
+
 def group(suffix='', resources=None, required_traits=(),
           forbidden_traits=(), member_of=(), forbidden_aggs=(),
           in_tree=None, use_same_provider=False):
@@ -67,9 +77,7 @@ def group(suffix='', resources=None, required_traits=(),
                   [frozenset(s) for s in member_of],
                   frozenset(forbidden_aggs), in_tree,
                   bool(use_same_provider))
-    if not (found.resources or found.required_traits or
-            found.forbidden_traits or found.member_of or
-            found.forbidden_aggs or found.in_tree):
+    if asks_for_nothing(found):
         # Placement's resourceless groups (1.36) ask for traits,
         # aggregates or a tree: a group asking for nothing at all
         # would map any provider, which is no request.
