@@ -218,6 +218,14 @@ class TestSingleProvider(CandidateTestCase):
         self.assertRaises(exception.Invalid, self.get, vcpu, vcpu)
         self.assertRaises(exception.Invalid, self.get, group())
 
+    def test_an_unsuffixed_group_asking_for_nothing_is_no_group(self):
+        # A query with granular groups only (no ``resources=``) gives an
+        # empty unsuffixed group: dropped, not refused as asking nothing.
+        self.make('cn', VCPU=4)
+        self.assertEqual(
+            [[('cn', 'VCPU', 1)]],
+            self.requests(group(), group('_A', resources={'VCPU': 1})))
+
     def test_limit_returns_the_first_requests_and_their_summaries(self):
         for n in range(6):
             self.make('cn%d' % n, VCPU=4)
