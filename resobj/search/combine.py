@@ -117,6 +117,9 @@ class Search:
         # request. Such a root is recorded here ({root id: itself}) and
         # not among the per-class options.
         self.alone = alone = {}
+        # Those roots, and the ones that give no request: no combination
+        # uses them.
+        self.decided = decided = set()
         group = groups[0]
         alone_ok = len(groups) == 1
         # The sharing providers and the roots they serve: more providers
@@ -144,6 +147,7 @@ class Search:
             # A root that takes the group alone, or gives no request,
             # needs its figures only (every root of a flat cloud).
             if is_lone and alone_ok and rp_id not in shared:
+                decided.add(rp_id)
                 if len(classes) == whole and (
                         not lone_traits or _has_names(
                             row[traits_at], lone_traits)):

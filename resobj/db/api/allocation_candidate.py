@@ -358,9 +358,14 @@ def _search(context, strategy, request, roots=None, window=None,
         search.parent = _tree_parents(context, strategy,
                                       set(search.anchors()))
     spread_traits = request.spread_traits()
-    if spread_traits and search.root:
+    # A root that takes the group alone, or gives no request, was
+    # checked on its row's traits: only the providers a combination may
+    # use need their links read.
+    combined = [rp for rp in search.root if rp not in search.decided] \
+        if spread_traits else ()
+    if combined:
         search.require_traits(request.trait_ids, _trait_links(
-            context, strategy, search.root, spread_traits))
+            context, strategy, combined, spread_traits))
     return search
 
 
