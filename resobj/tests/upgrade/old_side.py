@@ -35,6 +35,7 @@ and golden helpers of that commit) and talks JSON on stdin/stdout:
     N-1 code saw the refusal of the second write.
 """
 
+import contextlib
 import json
 import sys
 import warnings
@@ -207,15 +208,13 @@ def workload(conf_file):
     }
 
 
-def boot(conf_file, host, vcpus, memory_mb, root_gb):
+@contextlib.contextmanager
+def _through_conductors(conf_file):
+    """(conf, transport) of CONF_FILE, objects calling its conductors."""
     from oslo_config import cfg
-    from oslo_utils import uuidutils
 
-    from resobj.compute import rpcapi
     from resobj.conductor import api as conductor_api
     from resobj import conf as resobj_conf
-    from resobj import context
-    from resobj import objects
     from resobj import rpc
     _objects()
 
@@ -227,6 +226,19 @@ def boot(conf_file, host, vcpus, memory_mb, root_gb):
     transport = rpc.get_transport(conf)
     try:
         conductor_api.use_conductor(conf, transport)
+        yield conf, transport
+    finally:
+        transport.cleanup()
+
+
+def boot(conf_file, host, vcpus, memory_mb, root_gb):
+    from oslo_utils import uuidutils
+
+    from resobj.compute import rpcapi
+    from resobj import context
+    from resobj import objects
+
+    with _through_conductors(conf_file) as (conf, transport):
         ctx = context.get_admin_context()
         name = 'n-1-%s' % uuidutils.generate_uuid()[:8]
         flavor = objects.Flavor(ctx, flavorid=name, name=name,
@@ -243,8 +255,6 @@ def boot(conf_file, host, vcpus, memory_mb, root_gb):
             ctx, host, instance, host)
         return {'uuid': instance.uuid, 'host': instance.host,
                 'vm_state': instance.vm_state}
-    finally:
-        transport.cleanup()
 
 
 def errors():
@@ -260,25 +270,13 @@ def errors():
 
 
 def conflict(conf_file):
-    from oslo_config import cfg
     from oslo_utils import uuidutils
 
     from resobj.compute import exception as compute_exception
     from resobj.compute import report_local
-    from resobj.conductor import api as conductor_api
-    from resobj import conf as resobj_conf
     from resobj import context
-    from resobj import rpc
-    _objects()
 
-    conf = cfg.ConfigOpts()
-    resobj_conf.register_opts(conf)
-    rpc.register_opts(conf)
-    conf(['--config-file', conf_file], project='resobj',
-         default_config_files=[])
-    transport = rpc.get_transport(conf)
-    try:
-        conductor_api.use_conductor(conf, transport)
+    with _through_conductors(conf_file):
         client = report_local.LocalReportClient(context.get_admin_context())
         provider = uuidutils.generate_uuid()
         client.ensure_provider(provider, 'n-1-conflict-%s' % provider[:8])
@@ -295,8 +293,6 @@ def conflict(conf_file):
                 return {'refused': attempt, 'caught': 'AllocationConflict',
                         'generation': exc.generation, 'detail': str(exc)}
         return {'refused': None}
-    finally:
-        transport.cleanup()
 
 
 COMMANDS = {'about': about, 'generate': generate, 'load': load,

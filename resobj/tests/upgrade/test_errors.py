@@ -21,7 +21,6 @@ import inspect
 import testscenarios
 
 from resobj import exception
-from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests.upgrade import n_minus_1
 from resobj.tests.upgrade import services
@@ -68,20 +67,7 @@ class TestErrorClassesAcrossReleases(base.TestCase):
         self.assertEqual(set(self.today) - self.old, marked)
 
 
-class TestErrorsReachAnN1Peer(base.TestCase):
-
-    # Named so that CI counts it as a PostgreSQL test, which must run.
-    scenarios = [('postgresql', {})]
-
-    def setUp(self):
-        super().setUp()
-        backends.require('rabbitmq')
-        backend = backends.provisioning_backend('postgresql')
-        n_minus_1.tree()
-        self.cloud = self.useFixture(services.Cloud(backend))
-        sync = self.cloud.manage('db', 'sync')
-        self.assertEqual(0, sync.returncode, sync.stderr)
-        self.cloud.start_conductor()
+class TestErrorsReachAnN1Peer(services.ConductorTestCase):
 
     def test_a_consumer_generation_conflict(self):
         client = self.cloud.compute_conf('n-1-client')

@@ -30,7 +30,6 @@ import testscenarios
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj.db import migration
 from resobj.objects import service as service_obj
-from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests.upgrade import cloud
 from resobj.tests.upgrade import n_minus_1
@@ -51,10 +50,7 @@ class TestUpgradeProcedure(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        backends.require('rabbitmq')
-        backend = backends.provisioning_backend('postgresql')
-        n_minus_1.tree()
-        self.cloud = self.useFixture(services.Cloud(backend))
+        self.cloud = services.cloud_for(self)
         self.levels_file = self.cloud.db.write('levels.conf', '')
         self.versions_differ = (n_minus_1.service_version() !=
                                 service_obj.SERVICE_VERSION)
@@ -106,8 +102,7 @@ class TestUpgradeProcedure(base.TestCase):
     def test_the_documented_procedure(self):
         self.set_levels()
         # A cloud entirely at N-1.
-        sync = self.cloud.manage('db', 'sync', old=True)
-        self.assertEqual(0, sync.returncode, sync.stderr)
+        self.cloud.sync(self, old=True)
         # "<revision> (newest known: <head>)", read by N.
         revision = self.cloud.manage('db', 'version')
         self.assertEqual(0, revision.returncode, revision.stderr)
@@ -130,8 +125,7 @@ class TestUpgradeProcedure(base.TestCase):
         self.assertEqual(SUCCESS, checks['Service versions'])
 
         # 1. Database.
-        sync = self.cloud.manage('db', 'sync')
-        self.assertEqual(0, sync.returncode, sync.stderr)
+        self.cloud.sync(self)
         checks = self.status()
         self.assertEqual(SUCCESS, checks['Database schema'])
         self.assertEqual(SUCCESS, checks['Service versions'])

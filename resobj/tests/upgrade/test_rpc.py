@@ -23,10 +23,7 @@ import testscenarios
 
 from resobj.compute import numa
 from resobj import objects
-from resobj.tests import backends
-from resobj.tests import base
 from resobj.tests.upgrade import cloud
-from resobj.tests.upgrade import n_minus_1
 from resobj.tests.upgrade import services
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -36,20 +33,10 @@ OLD, NEW = 'cmp-old', 'cmp-new'
 CELLS = 2
 
 
-class TestMixedVersionServices(base.TestCase):
-
-    # Named so that CI counts it as a PostgreSQL test, which must run.
-    scenarios = [('postgresql', {})]
+class TestMixedVersionServices(services.ConductorTestCase):
 
     def setUp(self):
         super().setUp()
-        backends.require('rabbitmq')
-        backend = backends.provisioning_backend('postgresql')
-        n_minus_1.tree()
-        self.cloud = self.useFixture(services.Cloud(backend))
-        sync = self.cloud.manage('db', 'sync')
-        self.assertEqual(0, sync.returncode, sync.stderr)
-        self.cloud.start_conductor()
         self.api = self.cloud.start_api()
 
     def assert_accounting(self):
