@@ -28,16 +28,20 @@ def _add(by_anchor, anchor, rp_id):
         found.append(rp_id)
 
 
+def _meets(required, traits):
+    """Whether ``traits`` hold one of each set of ``required``."""
+    for any_of in required:
+        if any_of.isdisjoint(traits):
+            return False
+    return True
+
+
 def _has_names(joined, required):
     """Whether trait names ``joined`` by commas meet ``required``.
 
     ``required``: sets of names, one of each needed.
     """
-    names = joined.split(',') if joined else ()
-    for any_of in required:
-        if any_of.isdisjoint(names):
-            return False
-    return True
+    return _meets(required, joined.split(',') if joined else ())
 
 
 class Search:
@@ -254,51 +258,47 @@ class Search:
             traits = links.get(providers[0], ())
         else:
             traits = set().union(*(links.get(rp, ()) for rp in providers))
-        for any_of in required:
-            if any_of.isdisjoint(traits):
-                return False
-        return True
+        return _meets(required, traits)
 
     def merge(self, parts, isolate, allow_nested):
         """One request from one part per group, or None if it is invalid.
 
-        Returns (((rp_id, rc_id, amount), ...), ((suffix, providers), ...)).
+        For two groups or more (one group goes through
+        :meth:`_one_group_requests`). Returns (((rp_id, rc_id, amount),
+        ...), ((suffix, providers), ...)).
         """
-        if len(parts) == 1:
-            items = parts[0].items
-        else:
-            if isolate:
-                single = [part.providers[0] for group, part in
-                          zip(self.groups, parts)
-                          if group.use_same_provider]
-                if len(set(single)) != len(single):
-                    return None
-            for subtree in self.subtrees:
-                providers = set()
-                for index in subtree:
-                    providers.update(parts[index].providers)
-                if not self.in_one_subtree(providers):
-                    return None
-            totals = {}
-            shared = []
-            for part in parts:
-                for rp, rc_id, amount in part.items:
-                    key = (rp, rc_id)
-                    if key in totals:
-                        shared.append(key)
-                        totals[key] += amount
-                    else:
-                        totals[key] = amount
-            # Several groups on one (provider, class): each fitted alone,
-            # so check the sum.
-            for rp, rc_id in shared:
-                amount = totals[rp, rc_id]
-                figures = self.known[rp][self.names[rc_id]]
-                if figures['used'] + amount > figures['capacity'] or \
-                        amount > self.max_unit[rp, rc_id]:
-                    return None
-            items = tuple((rp, rc_id, amount)
-                          for (rp, rc_id), amount in totals.items())
+        if isolate:
+            single = [part.providers[0] for group, part in
+                      zip(self.groups, parts)
+                      if group.use_same_provider]
+            if len(set(single)) != len(single):
+                return None
+        for subtree in self.subtrees:
+            providers = set()
+            for index in subtree:
+                providers.update(parts[index].providers)
+            if not self.in_one_subtree(providers):
+                return None
+        totals = {}
+        shared = []
+        for part in parts:
+            for rp, rc_id, amount in part.items:
+                key = (rp, rc_id)
+                if key in totals:
+                    shared.append(key)
+                    totals[key] += amount
+                else:
+                    totals[key] = amount
+        # Several groups on one (provider, class): each fitted alone,
+        # so check the sum.
+        for rp, rc_id in shared:
+            amount = totals[rp, rc_id]
+            figures = self.known[rp][self.names[rc_id]]
+            if figures['used'] + amount > figures['capacity'] or \
+                    amount > self.max_unit[rp, rc_id]:
+                return None
+        items = tuple((rp, rc_id, amount)
+                      for (rp, rc_id), amount in totals.items())
         if not allow_nested:
             used = {rp for rp, _rc, _amount in items}
             if len({self.root[rp] for rp in used}) != len(used):
