@@ -23,11 +23,6 @@ from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
-# resobj's own errors (not found, conflict, a refused claim or backport)
-# are answers to the caller, not faults of this service; see
-# rpc.endpoint_method.
-_EXPECTED = rpc.endpoint_method
-
 # Live migration statuses (placement-era nova's).
 LIVE_ACCEPTED = 'accepted'
 LIVE_RUNNING = 'running'
@@ -391,64 +386,64 @@ class ComputeEndpoint:
         self.manager = manager
         self.host = host
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def build_instance(self, context, instance, node, pci_requests=None):
         return self.manager.build_instance(context, instance, self.host,
                                            node, pci_requests)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def delete_instance(self, context, instance):
         self.manager.delete_instance(context, instance)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def prep_resize(self, context, instance, new_flavor, node,
                     pci_requests=None):
         return self.manager.prep_resize(context, instance, new_flavor,
                                         self.host, node, pci_requests)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def resize_source(self, context, instance, migration):
         self.manager.resize_source(context, instance, migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def confirm_resize(self, context, instance, migration):
         self.manager.confirm_resize_here(context, instance, migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def revert_resize(self, context, instance, migration):
         self.manager.revert_resize_here(context, instance, migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def finish_revert_resize(self, context, instance, migration):
         self.manager.finish_revert_resize(context, instance, migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def check_can_live_migrate_destination(self, context, instance, node):
         return self.manager.check_destination_here(context, instance,
                                                    self.host, node)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def check_shared_storage(self, context, instance, node,
                              sharing_provider):
         self.manager.check_shared_storage(context, instance, node,
                                           sharing_provider)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def live_migration(self, context, instance, migration):
         return self.manager.live_migration_here(context, instance,
                                                 migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def pre_live_migration(self, context, instance, migration):
         return self.manager.pre_live_migration(context, instance, migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def post_live_migration_at_destination(self, context, instance,
                                            migration):
         self.manager.post_live_migration_at_destination(context, instance,
                                                         migration)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def rollback_live_migration_at_destination(self, context, instance,
                                                migration):
         self.manager.rollback_live_migration_at_destination(

@@ -20,11 +20,6 @@ from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
-# resobj's own errors (not found, conflict, a refused claim or backport)
-# are answers to the caller, not faults of this service; see
-# rpc.endpoint_method.
-_EXPECTED = rpc.endpoint_method
-
 
 def _fields_at_caller_version(obj, manifest):
     """The fields of ``obj`` the caller's version of it has.
@@ -105,7 +100,7 @@ class ConductorManager:
         objects.register_all()
         objects.configure(conf)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         """Run classmethod ``objmethod`` of ``objname``.
@@ -117,7 +112,7 @@ class ConductorManager:
         result = method(context, *args, **kwargs)
         return _for_caller(result, object_versions)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Run ``objmethod`` on ``objinst``; return (changes, result).
 
@@ -148,7 +143,7 @@ class ConductorManager:
             objinst.obj_what_changed() & known)
         return updates, _for_caller(result, manifest)
 
-    @_EXPECTED
+    @rpc.endpoint_method
     def object_backport_versions(self, context, objinst, object_versions):
         """``objinst`` (newer than the caller reads) as its versions."""
         name = objinst.obj_name()
