@@ -16,40 +16,31 @@ travel as their nearest base the N-1 code has (rpc.endpoint_method).
 """
 
 import importlib
-import inspect
 
 import testscenarios
 
-from resobj import exception
 from resobj.tests import base
 from resobj.tests.upgrade import n_minus_1
+from resobj.tests.upgrade import old_side
 from resobj.tests.upgrade import services
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
-MODULES = ('resobj.exception', 'resobj.compute.exception')
 
-
-def _todays_classes():
-    """{(module, class name): class} of today's resobj errors."""
-    found = {}
-    for name in MODULES:
-        module = importlib.import_module(name)
-        for attr, cls in vars(module).items():
-            if (inspect.isclass(cls) and cls.__module__ == name and
-                    issubclass(cls, exception.ResobjException)):
-                found[(name, attr)] = cls
-    return found
+def _keys(listing):
+    """{(module, class name)} of an ``errors`` answer of old_side."""
+    return {(module, name) for module, names in listing.items()
+            for name in names}
 
 
 class TestErrorClassesAcrossReleases(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        old = n_minus_1.run('errors')
-        self.old = {(module, name) for module, names in old.items()
-                    for name in names}
-        self.today = _todays_classes()
+        self.old = _keys(n_minus_1.run('errors'))
+        # The same listing by today's code, in this process.
+        self.today = {key: getattr(importlib.import_module(key[0]), key[1])
+                      for key in _keys(old_side.errors())}
 
     def test_the_n_minus_1_code_reports_its_classes(self):
         # Guards the comparison below against an empty answer.
