@@ -40,6 +40,9 @@ def named_rows(result, row_type):
     fields = list(row_type._fields)
     missing = [field for field in fields if field not in keys]
     if missing:
+        # Its cursor would otherwise stay open, unread, until collected:
+        # on SQLite that holds a lock on the tables it reads.
+        result.close()
         raise ValueError('the rows %s have no column %s' % (keys, missing))
     new = tuple.__new__
     # At once: iterating a result fetches its rows one by one.

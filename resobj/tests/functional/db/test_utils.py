@@ -65,6 +65,17 @@ def _named(context, row_type, *columns):
         context, sa.select(*columns).order_by(_RP.c.id)), row_type)
 
 
+@facade.reader
+def _refused(context, row_type, *columns):
+    """Whether the result named_rows refused is closed."""
+    result = utils.execute(context, sa.select(*columns).order_by(_RP.c.id))
+    try:
+        utils.named_rows(result, row_type)
+    except ValueError:
+        return result.closed
+    raise AssertionError('named_rows took rows without its fields')
+
+
 class TestNamedRows(db_base.DBTestCase):
     """Rows become named tuples whose fields take the columns by name."""
 
@@ -95,3 +106,5 @@ class TestNamedRows(db_base.DBTestCase):
         error = self.assertRaises(ValueError, _named, self.context, _Pair,
                                   _RP.c.name)
         self.assertIn("no column ['id']", str(error))
+        # Closed, not left open to hold SQLite's table locks.
+        self.assertIs(True, _refused(self.context, _Pair, _RP.c.name))
