@@ -18,9 +18,11 @@ Kinds: ``claim`` (PUT /allocations/{new consumer}, VCPU 2, MEMORY_MB
 /resource_providers/{uuid}/usages), ``candidates`` (GET
 /allocation_candidates for the claim's resources, no limit: every
 provider is a candidate), ``avx2`` (the same, ``required=HW_CPU_X86_AVX2``),
-``root`` (GET /). The providers are laid out as the shared harness lays
-them out (traits, aggregates of ten); ``--sharing N`` adds its sharing
-DISK_GB providers.
+``root`` (GET /), ``subtree`` (the ``same_subtree`` request of
+same_subtree.py over its ``--trees`` NUMA trees, which replace the
+compute providers). The providers are laid out as the shared harness
+lays them out (traits, aggregates of ten); ``--sharing N`` adds its
+sharing DISK_GB providers.
 """
 
 import argparse
@@ -37,6 +39,7 @@ import uuid
 import webob
 
 from resobj.api import service
+import same_subtree
 
 HEADERS = {'X-Auth-Token': 'admin', 'Accept': 'application/json',
            'OpenStack-API-Version': 'placement 1.39'}
@@ -99,6 +102,18 @@ def setup(app, providers, sharing):
     return rps
 
 
+class InProcessClient:
+    """same_subtree.Client's ``request``, through the application."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def request(self, method, path, body=None, expect=(200,)):
+        resp = call(self.app, method, path, body,
+                    version=same_subtree.MICROVERSION, expect=expect)
+        return resp.json if resp.body else None
+
+
 def claim(app, rp, rng):
     call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), {
         'allocations': {rp: {'resources': {
@@ -120,6 +135,10 @@ def make_request(kind, app, rps, rng):
         return lambda: call(app, 'GET', '/allocation_candidates?resources='
                             'VCPU:2,MEMORY_MB:4096,DISK_GB:20'
                             '&required=HW_CPU_X86_AVX2')
+    if kind == 'subtree':
+        return lambda: call(app, 'GET', '/allocation_candidates?'
+                            + same_subtree.QUERY,
+                            version=same_subtree.MICROVERSION)
     if kind == 'rp-usages':
         return lambda: call(app, 'GET', '/resource_providers/%s/usages'
                             % rng.choice(rps))
@@ -129,13 +148,16 @@ def make_request(kind, app, rps, rng):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('kind', choices=('claim', 'usages', 'rp-usages',
-                                    'candidates', 'avx2', 'root'))
+                                    'candidates', 'avx2', 'root',
+                                    'subtree'))
     p.add_argument('--url', help='database URL (default: a temporary '
                    'SQLite file)')
     p.add_argument('--providers', type=int, default=1000)
     p.add_argument('--sharing', type=int, default=0,
                    help='sharing DISK_GB providers, as the shared harness '
                    'makes them (at most 10)')
+    p.add_argument('--trees', type=int, default=1000,
+                   help='NUMA trees of the subtree kind')
     p.add_argument('--claims', type=int, default=2000,
                    help='claims made before the profiled requests')
     p.add_argument('--requests', type=int, default=2000)
@@ -154,9 +176,13 @@ def main(argv=None):
     service.before_serving()
     service.warm_up()
     rng = random.Random(1)
-    rps = setup(app, args.providers, args.sharing)
-    for _ in range(args.claims):
-        claim(app, rng.choice(rps), rng)
+    if args.kind == 'subtree':
+        same_subtree.build(InProcessClient(app), args.trees)
+        rps = []
+    else:
+        rps = setup(app, args.providers, args.sharing)
+        for _ in range(args.claims):
+            claim(app, rng.choice(rps), rng)
     request = make_request(args.kind, app, rps, rng)
     for _ in range(50):
         request()
