@@ -70,9 +70,12 @@ class Search:
                      for n, (_group, found) in enumerate(bare)}
         # Each same_subtree set as group indexes, and {rp_id: parent id}
         # of the providers of the trees (see in_one_subtree), which the
-        # DB API fills in once the rows are read.
+        # DB API fills in once the rows are read, with ``trees``.
         self.subtrees = [tuple(sorted(s)) for s in subtrees]
         self.parent = {}
+        # {root id: [row]} of those trees' providers, where the DB API
+        # read them for the parents: the summaries use them again.
+        self.trees = {}
         self.served = served
         self.names = names
         self.roots = None if roots is None else set(roots)

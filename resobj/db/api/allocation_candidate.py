@@ -220,7 +220,7 @@ def _trait_links(context, strategy, provider_ids, trait_ids):
     return links
 
 
-def _summaries(context, strategy, root_ids, known, lone):
+def _summaries(context, strategy, root_ids, known, lone, trees=None):
     """Summaries of every provider in the trees of ``root_ids``.
 
     The providers and their inventory counts, then only the inventories
@@ -230,9 +230,11 @@ def _summaries(context, strategy, root_ids, known, lone):
     traits)} of roots without children, from the candidate rows (see
     ``resobj.search.rows.LoneRoot``): such a tree whose inventories
     ``known`` holds all of is not read again (a flat cloud's every tree,
-    whose summaries then take no statement at all). Returns ({uuid:
-    summary dict}, {rp_id: uuid}): the second names every provider of
-    those trees, hence every provider of the requests.
+    whose summaries then take no statement at all). ``trees``: {root
+    id: [ProviderRow]} of the trees whose providers were read already (see
+    :func:`_tree_providers`). Returns ({uuid: summary dict}, {rp_id:
+    uuid}): the second names every provider of those trees, hence every
+    provider of the requests.
     """
     summaries, traits_of, uuids, rest = {}, {}, {}, []
     for root_id in root_ids:
@@ -255,10 +257,12 @@ def _summaries(context, strategy, root_ids, known, lone):
     id_list, roots = _id_set(strategy, rest)
     values = {'roots': roots}
     with_traits = strategy.summary_traits_inline
-    rows = utils.named_rows(utils.execute(
-        context, _prepared(summary_statements.providers(
-            id_list, with_traits)), values),
-        summary_statements.ProviderRow)
+    trees = trees or {}
+    rows = [row for root_id in rest for row in trees.get(root_id, ())]
+    unread = [root_id for root_id in rest if root_id not in trees]
+    if unread:
+        for found in _tree_providers(context, strategy, unread).values():
+            rows += found
     uuids.update((row.id, row.uuid) for row in rows)
     missing = []
     for row in rows:
@@ -331,13 +335,20 @@ def _resourceless(context, groups, trait_ids, tree_roots):
             for group, by_root in zip(groups, found)]
 
 
-def _tree_parents(context, strategy, root_ids):
-    """{rp_id: parent id} of every provider of the trees of ``root_ids``."""
-    if not root_ids:
-        return {}
+def _tree_providers(context, strategy, root_ids):
+    """{root id: [ProviderRow]} of every provider of ``root_ids``' trees.
+
+    The rows of the summaries (see
+    :func:`resobj.search.statements.summaries.providers`).
+    """
+    trees = collections.defaultdict(list)
     id_list, roots = _id_set(strategy, root_ids)
-    return dict(utils.execute(context, lookups.tree_parents(id_list),
-                              {'roots': roots}).all())
+    for row in utils.named_rows(utils.execute(
+            context, _prepared(summary_statements.providers(
+                id_list, strategy.summary_traits_inline)),
+            {'roots': roots}), summary_statements.ProviderRow):
+        trees[row.root_provider_id].append(row)
+    return trees
 
 
 def _search(context, strategy, request, roots=None, window=None,
@@ -353,10 +364,16 @@ def _search(context, strategy, request, roots=None, window=None,
         request.groups, rows, layout, served, request.names, roots,
         homeless, request.bare, request.subtrees)
     if request.subtrees:
-        # The trees of the roots that may anchor a request: the roots of
-        # the resourceless groups' providers are among them.
-        search.parent = _tree_parents(context, strategy,
-                                      set(search.anchors()))
+        # The trees of the roots that may anchor a request (the roots of
+        # the resourceless groups' providers are among them): their
+        # parents for the combination, and the rows the summaries of
+        # those trees need, read once.
+        anchored = search.anchors()
+        if anchored:
+            search.trees = _tree_providers(context, strategy, anchored)
+            search.parent = {row.id: row.parent_provider_id
+                             for rows in search.trees.values()
+                             for row in rows}
     spread_traits = request.spread_traits()
     # A root that takes the group alone, or gives no request, was
     # checked on its row's traits: only the providers a combination may
@@ -450,12 +467,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         search = _search(context, strategy, request)
         found = search.requests(None, isolate, allow_nested, seen)
         used_roots, known, lone = search.used_roots, search.known, search.lone
+        trees = search.trees
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used_roots, known, lone = [], set(), {}, {}
+        found, used_roots, known, lone, trees = [], set(), {}, {}, {}
         window = _Window(0, limit)
         while len(found) < limit:
             search, roots = _window_search(context, strategy, request,
@@ -467,6 +485,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             used_roots |= search.used_roots
             known.update(search.known)
             lone.update(search.lone)
+            trees.update(search.trees)
             if len(roots) < window.count:
                 break
             window = _Window(roots[-1], min(window.count * 2,
@@ -474,7 +493,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if not found:
         return {'allocation_requests': [], 'provider_summaries': {}}
     summaries, uuids = _summaries(context, strategy, used_roots, known,
-                                  lone)
+                                  lone, trees)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
                         in request.groups[0].rc_amounts.items()))
     found = shapes.as_returned(found, uuids, request.names, whole)

@@ -161,10 +161,3 @@ def resourceless_providers(request_shape):
         .where(*cl.group_clauses(i, group_shape))
         for i, group_shape in enumerate(request_shape)]
     return selects[0] if len(selects) == 1 else sa.union_all(*selects)
-
-
-@functools.lru_cache(maxsize=8)
-def tree_parents(ids):
-    """Rows (id, parent id) of every provider of ``:roots``' trees."""
-    return cl.of_trees(sa.select(sql.RP.c.id, sql.RP.c.parent_provider_id),
-                       sql.RP, ids)

@@ -7,6 +7,7 @@ that data, as in the gabbit allocation-candidate-subtree.yaml.
 
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.objects import test_allocation_candidate as base
 
 NUMA, PHYS_A, PHYS_B = 'HW_NUMA_ROOT', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B'
@@ -58,6 +59,18 @@ class TestSameSubtree(SubtreeTestCase):
         self.assertEqual(
             [{'_CPU': 'numa0', '_VF': 'pf0', '_NUMA': 'numa0'}],
             self.numa_vf(group_policy='none'))
+
+    def test_the_trees_are_read_once(self):
+        # Names and classes, the resourceless group's providers, the
+        # candidate rows, the trees' providers (their parents for the
+        # combination, and the summaries' rows), the inventories the
+        # rows did not carry; and the trees' traits where the providers'
+        # statement does not carry them. Not a second read of the trees.
+        with resobj_fixtures.StatementCounter(self.engine) as counter:
+            self.assertEqual(1, len(self.numa_vf(group_policy='none')))
+        queries = base._queries(counter)
+        expected = {'postgresql': 5}.get(self.engine.dialect.name, 6)
+        self.assertEqual(expected, len(queries), queries)
 
     def test_isolate_counts_the_resourceless_group(self):
         self.assertEqual([], self.numa_vf(group_policy='isolate'))

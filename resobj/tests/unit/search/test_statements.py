@@ -73,7 +73,7 @@ class TestStatements(base.TestCase):
                     lookups.names_and_sharing(pairs=False),
                     lookups.served_in_window(chosen.window_ids),
                     lookups.provider_roots(),
-                    lookups.trait_links(ids), lookups.tree_parents(ids),
+                    lookups.trait_links(ids),
                     lookups.resourceless_providers(TWO_GROUPS[1:]),
                     summaries.providers(ids, chosen.summary_traits_inline),
                     summaries.inventories(ids), summaries.traits(ids)):
