@@ -24,7 +24,9 @@ class ComputeResourcesUnavailable(exception.Conflict):
                 '%(resource_class)s on %(provider)s: requested '
                 '%(requested)d, free %(free)d, short by %(short)d' % s
                 for s in self.shortages)
-        super().__init__(message, **kwargs)
+        # Among the kwargs, which oslo.messaging sends with the error:
+        # the caller across RPC gets the shortages too.
+        super().__init__(message, shortages=self.shortages, **kwargs)
 
 
 class PciDeviceRequestFailed(ComputeResourcesUnavailable):
@@ -71,7 +73,8 @@ class AllocationConflict(exception.Conflict):
         # True when a generation moved under the writer (retry after a
         # re-read); False for capacity and inventory constraints.
         self.generation = generation
-        super().__init__(message, **kwargs)
+        # Among the kwargs, to cross RPC (see ComputeResourcesUnavailable).
+        super().__init__(message, generation=generation, **kwargs)
 
 
 class ProviderConflict(exception.Conflict):

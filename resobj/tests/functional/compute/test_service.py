@@ -83,8 +83,18 @@ class TestTwoComputes(conductors.ConductorTestCase):
     def test_boot_resize_confirm_and_audits(self):
         small = self.flavor('small', 2, 2048, 20)
         large = self.flavor('large', 4, 4096, 40)
-        inst = self.instance(small)
 
+        # A boot that does not fit: the caller gets the shortages the
+        # compute found, not only their wording.
+        huge = self.instance(self.flavor('huge', 2, 20000, 20))
+        exc = self.assertRaises(exception.ComputeResourcesUnavailable,
+                                self.compute_rpc.build_instance,
+                                self.context, 'cmp1', huge, 'cmp1')
+        self.assertEqual(['MEMORY_MB'], [shortage['resource_class']
+                                         for shortage in exc.shortages])
+        self.assertEqual({}, self.used(huge.uuid))
+
+        inst = self.instance(small)
         inst = self.compute_rpc.build_instance(self.context, 'cmp1', inst,
                                                'cmp1')
         self.assertEqual(('cmp1', 'active'), (inst.host, inst.vm_state))
