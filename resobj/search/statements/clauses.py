@@ -121,6 +121,23 @@ def childless_root(provider_id, parent_id):
         child.c.id != provider_id))
 
 
+def childless_roots(provider_id, parent_id):
+    """:func:`childless_root` for a statement over every provider.
+
+    The roots with children are read once, in one uncorrelated
+    subquery the database hashes, rather than looked up provider by
+    provider: for a whole cloud's rows that is one pass over the
+    providers instead of an index lookup per provider. (A window's few
+    rows keep the lookups: one pass would read the whole cloud.) A
+    provider with a parent is never a root, so its root has children.
+    """
+    child = sql.RP.alias('child')
+    parents = sa.select(child.c.root_provider_id).where(
+        child.c.parent_provider_id.is_not(None),
+        child.c.root_provider_id.is_not(None))
+    return sa.and_(parent_id.is_(None), provider_id.not_in(parents))
+
+
 def inventory_count(provider_id):
     """Correlated scalar subquery: the provider's number of inventories."""
     return sa.select(sa.func.count()).where(
