@@ -106,7 +106,7 @@ def with_room(i, n, clauses, *columns):
             .where(sql.room_for(rc_id, amount, few=True), *clauses))
 
 
-def childless_root(provider_id, parent_id):
+def childless_root(provider_id, parent_id, one_pass=False):
     """The provider is a root without children: a whole tree.
 
     Its children are looked up by root, not by parent: in a flat cloud
@@ -114,28 +114,24 @@ def childless_root(provider_id, parent_id):
     ANALYZE) then finds the parent index worthless and scans every
     provider once per root; the root index stays selective in any
     cloud (a tree's providers).
+
+    ``one_pass``: for a statement over every provider, the roots with
+    children are read once instead, in one uncorrelated subquery the
+    database hashes, rather than looked up provider by provider. (A
+    window's few rows keep the lookups: one pass would read the whole
+    cloud.) A provider with a parent is never a root, so its root has
+    children; a NULL root is left out because ``NOT IN`` a list
+    holding NULL is never true.
     """
     child = sql.RP.alias('child')
+    if one_pass:
+        parents = sa.select(child.c.root_provider_id).where(
+            child.c.parent_provider_id.is_not(None),
+            child.c.root_provider_id.is_not(None))
+        return sa.and_(parent_id.is_(None), provider_id.not_in(parents))
     return sa.and_(parent_id.is_(None), ~sa.exists().where(
         child.c.root_provider_id == provider_id,
         child.c.id != provider_id))
-
-
-def childless_roots(provider_id, parent_id):
-    """:func:`childless_root` for a statement over every provider.
-
-    The roots with children are read once, in one uncorrelated
-    subquery the database hashes, rather than looked up provider by
-    provider: for a whole cloud's rows that is one pass over the
-    providers instead of an index lookup per provider. (A window's few
-    rows keep the lookups: one pass would read the whole cloud.) A
-    provider with a parent is never a root, so its root has children.
-    """
-    child = sql.RP.alias('child')
-    parents = sa.select(child.c.root_provider_id).where(
-        child.c.parent_provider_id.is_not(None),
-        child.c.root_provider_id.is_not(None))
-    return sa.and_(parent_id.is_(None), provider_id.not_in(parents))
 
 
 def inventory_count(provider_id):

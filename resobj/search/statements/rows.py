@@ -223,7 +223,8 @@ def _pivot_with_room(i, classes, width, clauses, keep_max_unit, lone):
     if lone:
         keys += [rp.c.uuid, rp.c.parent_provider_id]
         columns += [rp.c.uuid, sa.case(
-            (cl.childless_roots(rp.c.id, rp.c.parent_provider_id),
+            (cl.childless_root(rp.c.id, rp.c.parent_provider_id,
+                               one_pass=True),
              sa.func.count())).label('lone')]
     return (sa.select(*columns).select_from(source).where(*where)
             .group_by(*keys).having(sa.or_(
