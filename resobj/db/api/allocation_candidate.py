@@ -339,14 +339,23 @@ def _tree_providers(context, strategy, root_ids):
     """{root id: [ProviderRow]} of every provider of ``root_ids``' trees.
 
     The rows of the summaries (see
-    :func:`resobj.search.statements.summaries.providers`).
+    :func:`resobj.search.statements.summaries.providers`), one per
+    provider: where the statement gives one row per trait, a provider's
+    rows are made one, whose ``names`` are its trait names joined by
+    commas.
     """
-    trees = collections.defaultdict(list)
+    found = {}
     id_list, roots = _id_set(strategy, root_ids)
     for row in utils.named_rows(utils.execute(
             context, _prepared(summary_statements.providers(
                 id_list, strategy.summary_traits_inline)),
             {'roots': roots}), summary_statements.ProviderRow):
+        first = found.setdefault(row.id, row)
+        if first is not row:
+            found[row.id] = first._replace(
+                names=first.names + ',' + row.names)
+    trees = collections.defaultdict(list)
+    for row in found.values():
         trees[row.root_provider_id].append(row)
     return trees
 

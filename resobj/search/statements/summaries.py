@@ -18,8 +18,8 @@ class ProviderRow(typing.NamedTuple):
     root_provider_id: int
     # Its number of inventories.
     inventories: int
-    # Its trait names joined by commas; None if it has none, or if the
-    # statement was made without them.
+    # One of its trait names (see :func:`providers`); None if it has
+    # none, or if the statement was made without them.
     names: typing.Optional[str]
 
 
@@ -30,30 +30,32 @@ def providers(ids, with_traits):
     ``ids``: how ``:roots`` is bound (an IdList). Rows (``id``,
     ``uuid``, ``parent_provider_id``, ``root_provider_id``,
     ``inventories``, ``names``: a :class:`ProviderRow`), in no order
-    (the order is no part of the answer); ``with_traits``: ``names`` is
-    the provider's trait names joined by commas (NULL if none), so that
-    :func:`traits` need not run; else NULL. A parent
-    and a root are in the same tree as their child, so the rows
-    themselves name them: no self-joins. The count tells the search
-    whether the candidate rows already hold all of a provider's
-    inventories (in a flat cloud they do), so that only the others are
-    read again (:func:`inventories`).
+    (the order is no part of the answer). ``with_traits``: one row per
+    trait of the provider, ``names`` its name (one row, NULL, for a
+    provider without traits), so that :func:`traits` need not run;
+    the reader joins a provider's names. Else one row per provider,
+    ``names`` NULL. A parent and a root are in the same tree as their
+    child, so the rows themselves name them: no self-joins. The count
+    tells the search whether the candidate rows already hold all of a
+    provider's inventories (in a flat cloud they do), so that only the
+    others are read again (:func:`inventories`).
     """
     rp = sql.RP
     columns = (rp.c.id, rp.c.uuid, rp.c.parent_provider_id,
-               rp.c.root_provider_id)
+               rp.c.root_provider_id, _inventories(rp.c.id))
     if not with_traits:
         return cl.of_trees(
-            sa.select(*columns, _inventories(rp.c.id),
-                      sa.null().label('names')), rp, ids)
-    # The trees' providers once (a CTE read twice is computed once),
-    # their traits as one hash-joined aggregate over them: a per-provider
-    # subquery instead scans the whole traits table for each provider
-    # (the planner's choice for a small table).
-    tree = cl.of_trees(sa.select(*columns), rp, ids).cte('tree')
-    names = cl.trait_names(within=tree.alias('member'))
-    return (sa.select(*tree.c, _inventories(tree.c.id), names.c.names)
-            .select_from(tree.outerjoin(names, names.c.id == tree.c.id)))
+            sa.select(*columns, sa.null().label('names')), rp, ids)
+    # Rows, not an aggregate per provider: an aggregate's state for each
+    # of thousands of providers outgrew the memory the planner, which
+    # expects the trees of a few roots, gave the hash aggregate, which
+    # then spilled to disk; the join alone is index lookups.
+    rp_trait = sql.RP_TRAIT
+    links = rp.outerjoin(
+        rp_trait, rp_trait.c.resource_provider_id == rp.c.id).outerjoin(
+        cl.TRAIT, cl.TRAIT.c.id == rp_trait.c.trait_id)
+    return cl.of_trees(
+        sa.select(*columns, cl.TRAIT.c.name.label('names')), links, ids)
 
 
 def _inventories(provider_id):

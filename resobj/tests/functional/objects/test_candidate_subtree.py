@@ -72,6 +72,26 @@ class TestSameSubtree(SubtreeTestCase):
         expected = {'postgresql': 5}.get(self.engine.dialect.name, 6)
         self.assertEqual(expected, len(queries), queries)
 
+    def test_summaries_carry_every_trait_of_each_provider(self):
+        # Providers of a tree with several traits each: PostgreSQL reads
+        # the trees' traits one row per trait, which the summaries join.
+        self.numa0.set_traits([NUMA, PHYS_B, AGENT])
+        self.cn.set_traits([PHYS_A, AGENT])
+        found = self.get(
+            group('_CPU', resources={'VCPU': 1}),
+            group('_VF', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_A}]),
+            group('_NUMA', required_traits=[{NUMA}]),
+            same_subtree=[['_NUMA', '_CPU', '_VF']], group_policy='none')
+        self.assertEqual(1, len(found.allocation_requests))
+        traits = {self.names[uuid]: summary.traits
+                  for uuid, summary in found.provider_summaries.items()}
+        self.assertEqual({
+            'cn': sorted([PHYS_A, AGENT]),
+            'numa0': sorted([NUMA, PHYS_B, AGENT]), 'numa1': [NUMA],
+            'pf0': [PHYS_A], 'pf1': [PHYS_B], 'agent': [AGENT],
+            'bw': [PHYS_A]}, traits)
+
     def test_isolate_counts_the_resourceless_group(self):
         self.assertEqual([], self.numa_vf(group_policy='isolate'))
 
