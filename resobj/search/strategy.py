@@ -132,8 +132,8 @@ class Strategy(typing.NamedTuple):
     # How the id sets of the summaries (up to every root) are bound,
     # before IdList.fitting.
     summary_ids: IdList
-    # The summaries' provider rows carry the trait names, so that no
-    # statement of traits runs.
+    # The summaries' provider rows carry the trait names (a row per
+    # trait, joined by the DB API), so that no statement of traits runs.
     summary_traits_inline: bool
     # SQL run before (first) and after (second) the whole cloud's rows
     # statement, or None.
