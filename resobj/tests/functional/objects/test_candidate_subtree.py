@@ -13,6 +13,16 @@ from resobj.tests.functional.objects import test_allocation_candidate as base
 NUMA, PHYS_A, PHYS_B = 'HW_NUMA_ROOT', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B'
 AGENT = 'CUSTOM_AGENT_SRIOV'
 group = base.group
+# The request of a port on PHYSNET_A pinned with its VCPU to one NUMA
+# cell: _CPU and _VF under the cell that _NUMA names.
+NUMA_VF_SUBTREE = [['_NUMA', '_CPU', '_VF']]
+
+
+def numa_vf_groups():
+    return [group('_CPU', resources={'VCPU': 1}),
+            group('_VF', resources={'SRIOV_NET_VF': 1},
+                  required_traits=[{PHYS_A}]),
+            group('_NUMA', required_traits=[{NUMA}])]
 
 
 class SubtreeTestCase(base.CandidateTestCase):
@@ -47,11 +57,7 @@ class TestSameSubtree(SubtreeTestCase):
 
     def numa_vf(self, **kwargs):
         return self.mappings(
-            group('_CPU', resources={'VCPU': 1}),
-            group('_VF', resources={'SRIOV_NET_VF': 1},
-                  required_traits=[{PHYS_A}]),
-            group('_NUMA', required_traits=[{NUMA}]),
-            same_subtree=[['_NUMA', '_CPU', '_VF']], **kwargs)
+            *numa_vf_groups(), same_subtree=NUMA_VF_SUBTREE, **kwargs)
 
     def test_cpu_and_vf_under_one_cell(self):
         # pf0 is the only PHYSNET_A VF of cn: numa0 for _NUMA and _CPU;
@@ -78,11 +84,8 @@ class TestSameSubtree(SubtreeTestCase):
         self.numa0.set_traits([NUMA, PHYS_B, AGENT])
         self.cn.set_traits([PHYS_A, AGENT])
         found = self.get(
-            group('_CPU', resources={'VCPU': 1}),
-            group('_VF', resources={'SRIOV_NET_VF': 1},
-                  required_traits=[{PHYS_A}]),
-            group('_NUMA', required_traits=[{NUMA}]),
-            same_subtree=[['_NUMA', '_CPU', '_VF']], group_policy='none')
+            *numa_vf_groups(), same_subtree=NUMA_VF_SUBTREE,
+            group_policy='none')
         self.assertEqual(1, len(found.allocation_requests))
         traits = {self.names[uuid]: summary.traits
                   for uuid, summary in found.provider_summaries.items()}
@@ -205,11 +208,8 @@ class TestExplain(SubtreeTestCase):
 
     def test_same_subtree_and_isolate_are_told_apart(self):
         found = self.explain(
-            group('_CPU', resources={'VCPU': 1}),
-            group('_VF', resources={'SRIOV_NET_VF': 1},
-                  required_traits=[{PHYS_A}]),
-            group('_NUMA', required_traits=[{NUMA}]),
-            same_subtree=[['_NUMA', '_CPU', '_VF']], group_policy='isolate')
+            *numa_vf_groups(), same_subtree=NUMA_VF_SUBTREE,
+            group_policy='isolate')
         self.assertEqual(
             [{'step': 'trees with providers for every group', 'passing': 1},
              # cn: _CPU on either cell, _VF pf0, _NUMA either cell (but
