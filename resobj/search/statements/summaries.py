@@ -18,8 +18,9 @@ class ProviderRow(typing.NamedTuple):
     root_provider_id: int
     # Its number of inventories.
     inventories: int
-    # One of its trait names (see :func:`providers`); None if it has
-    # none, or if the statement was made without them.
+    # Its trait names joined by commas (a row of the statement holds
+    # one; the DB API joins a provider's rows, see :func:`providers`);
+    # None if it has none, or if the statement was made without them.
     names: typing.Optional[str]
 
 
@@ -46,10 +47,9 @@ def providers(ids, with_traits):
     if not with_traits:
         return cl.of_trees(
             sa.select(*columns, sa.null().label('names')), rp, ids)
-    # Rows, not an aggregate per provider: an aggregate's state for each
-    # of thousands of providers outgrew the memory the planner, which
-    # expects the trees of a few roots, gave the hash aggregate, which
-    # then spilled to disk; the join alone is index lookups.
+    # Rows, not an aggregate per provider: the planner sizes the hash
+    # aggregate for the trees of a few roots, and over thousands of
+    # providers its states spilled to disk; the joins are index lookups.
     rp_trait = sql.RP_TRAIT
     links = rp.outerjoin(
         rp_trait, rp_trait.c.resource_provider_id == rp.c.id).outerjoin(
