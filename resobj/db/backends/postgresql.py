@@ -54,6 +54,8 @@ def set_up_engine(engine, settings):
     if settings.stall_seconds:
         # The PostgreSQL drivers have no read timeout.
         outage.Watchdog(settings.stall_seconds).watch(engine)
+    # After the watchdog's checkout hook, which arms it for the ping.
+    outage.ping_when_suspect(engine)
     psycopg = engine.dialect.driver == 'psycopg'
     statements = []
     if settings.statement_timeout:
