@@ -140,20 +140,14 @@ def inventory_count(provider_id):
         sql.INV.c.resource_provider_id == provider_id).scalar_subquery()
 
 
-def trait_names(within=None):
+def trait_names():
     """Subquery (id, names): each provider's trait names, joined by commas.
 
-    One hash aggregate; ``within``: only the providers of that
-    selectable (its ``id`` column), else every provider with a trait.
-    Trait names are [A-Z0-9_]+ (validated on creation): a comma
-    separates them.
+    One hash aggregate over every provider with a trait. Trait names
+    are [A-Z0-9_]+ (validated on creation): a comma separates them.
     """
     rp_trait = sql.RP_TRAIT
-    source = rp_trait
-    if within is not None:
-        source = within.join(
-            rp_trait, rp_trait.c.resource_provider_id == within.c.id)
-    source = source.join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id)
+    source = rp_trait.join(TRAIT, TRAIT.c.id == rp_trait.c.trait_id)
     return (sa.select(rp_trait.c.resource_provider_id.label('id'),
                       sa.func.aggregate_strings(TRAIT.c.name, ',')
                       .label('names'))
