@@ -25,8 +25,12 @@ however many allocations exist:
 
 Before these, one statement resolves the write's names and uuids to ids
 (:func:`_ids`); on PostgreSQL it also inserts a new consumer whose
-owners exist, in a WITH (:func:`_create_consumer_query`), another round
-trip fewer for a claim.
+owners exist, in a WITH (:func:`allocation_claim.create_consumer_query`),
+another round trip fewer for a claim. There, the usual claim (a new
+consumer of known owners, on known providers and classes, that fits)
+is first tried as one statement of its own
+(:mod:`resobj.db.api.allocation_claim`); these steps run when that
+statement wrote nothing, and word its errors.
 
 Concurrent writers on the same provider therefore cannot both commit: the
 second one's compare-and-swap finds the generation moved and raises
@@ -48,6 +52,7 @@ import functools
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
+from resobj.db.api import allocation_claim
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import utils
 from resobj.db import backends
@@ -411,47 +416,12 @@ def _replace(conn, consumer_ids, rows, fresh=False):
 ANY_GENERATION = '<any>'
 
 
-def _create_consumer_query(typed):
-    """Insert consumer ``:new_uuid`` if its owners exist and it does not.
-
-    PostgreSQL only, as a data-modifying WITH of the ids statement: a
-    claim of a new consumer whose project and user (and type, if
-    ``typed``) are known needs no INSERT of its own, a round trip
-    fewer. Returns the CTE, whose ``id`` is the new consumer's, or
-    nothing if it was not inserted: an owner is new (the caller creates
-    them, then the consumer), or the consumer exists (ON CONFLICT DO
-    NOTHING: committed by another transaction since, which the caller
-    then meets as a duplicate, as before).
-    """
-    criteria = [_PROJECT.c.external_id == sa.bindparam('new_project'),
-                _USER.c.external_id == sa.bindparam('new_user')]
-    type_id = sa.cast(sa.null(), sa.Integer)
-    # One row of each, by a unique key: the join is the product.
-    owners = _PROJECT.join(_USER, sa.true())
-    if typed:
-        criteria.append(_TYPE.c.name == sa.bindparam('new_type'))
-        type_id = _TYPE.c.id
-        owners = owners.join(_TYPE, sa.true())
-    owners = sa.select(
-        sa.bindparam('new_uuid', type_=sa.String), _PROJECT.c.id,
-        _USER.c.id, type_id, sa.literal(1, sa.Integer),
-        sa.bindparam('now', type_=sa.DateTime)).select_from(owners).where(
-            *criteria)
-    return (
-        postgresql.insert(_CONSUMER)
-        .from_select(['uuid', 'project_id', 'user_id', 'consumer_type_id',
-                      'generation', 'created_at'], owners)
-        .on_conflict_do_nothing(index_elements=['uuid'])
-        .returning(_CONSUMER.c.id)
-        .cte('new_consumer'))
-
-
 @functools.lru_cache(maxsize=128)
 def _ids_query(counts, create=None):
     """``counts``: the lengths of the lists of :func:`_ids`, or None.
 
     ``create``: None, or whether the consumer to create has a type (see
-    :func:`_create_consumer_query`).
+    :func:`allocation_claim.create_consumer_query`).
     """
     n = dict(zip(('uuids', 'names', 'projects', 'users', 'types',
                   'consumers'), counts or (None,) * 6))
@@ -470,7 +440,7 @@ def _ids_query(counts, create=None):
                    count=n['consumers'])]
     if create is None:
         return sa.union_all(*branches)
-    created = _create_consumer_query(create)
+    created = allocation_claim.create_consumer_query(create)
     branches.append(sa.select(
         sa.literal_column("'created'"), sa.cast(sa.null(), sa.String),
         created.c.id))
@@ -484,7 +454,8 @@ def _ids(context, requests, create=None):
     id}, 'user': {...}, 'type': {name: id}, 'consumer': {uuid: id},
     'created': {None: id}}. ``create``: a request whose consumer this
     statement inserts if it is new and its owners exist (PostgreSQL;
-    see :func:`_create_consumer_query`); 'created' holds its id then.
+    see :func:`allocation_claim.create_consumer_query`); 'created'
+    holds its id then.
     Unknown providers, classes and owners are left out (see
     :func:`_check_known`; a new consumer's owners are created).
     """
@@ -617,7 +588,17 @@ def replace_all(context, requests):
     consumers deleted. Provider generation conflicts are retried
     (``max_retries=``). Returns ({consumer uuid: new generation, or None
     when deleted}, {provider uuid: new generation}).
+
+    A new consumer's claim is first tried as one statement, where the
+    backend allows it (:mod:`resobj.db.api.allocation_claim`); when that
+    statement writes nothing, the general path below runs in the same
+    transaction.
     """
+    if allocation_claim.applies(context, requests):
+        claimed = allocation_claim.claim(context.session.connection(),
+                                         requests[0])
+        if claimed is not None:
+            return claimed
     create = None
     backend = backends.for_dialect(context.session.get_bind().dialect.name)
     if backend.WRITES_IN_WITH and len(requests) == 1 and requests[0].get(

@@ -1,8 +1,11 @@
 """The allocation write path and usage reads, on every backend."""
 
 import functools
+import threading
+import time
 
 import fixtures
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from resobj.db.api import allocation as alloc_db
@@ -357,13 +360,12 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         # A new consumer: the provider, class and owner ids with whether
         # the consumer exists, the consumer insert (at generation 1), the
         # read-and-check, the allocation insert, the provider bump. On
-        # PostgreSQL the consumer insert is a WITH of the first
-        # statement, and the allocation insert one of the last.
+        # PostgreSQL one statement does all of it (allocation_claim).
         merged = int(self.engine.dialect.name == 'postgresql')
         generation, new = self._claim(
             '00000000-0000-0000-0000-00000000000b', None)
         self.assertEqual(1, generation)
-        self.assertEqual(5 - 2 * merged, len(new), new)
+        self.assertEqual(1 if merged else 5, len(new), new)
         # Replacing its allocations: the consumer's lookup, the delete
         # and its compare-and-swap, and no insert of it.
         generation, again = self._claim(
@@ -422,9 +424,9 @@ class TestReplaceAllStatements(db_base.DBTestCase):
                               row['user_external_id'], row['consumer_type'],
                               row['generation']))
             counts.append(len(statements))
-        # Known owners: the consumer's insert is a statement of its own
-        # except on PostgreSQL.
-        self.assertEqual([5 - 2 * merged] * 2, counts[2:])
+        # Known owners: five statements, one on PostgreSQL (see
+        # test_new_and_existing_consumers).
+        self.assertEqual([1 if merged else 5] * 2, counts[2:])
         self.assertGreater(counts[0], counts[2])
         self.assertEqual({'VCPU': 4, 'MEMORY_MB': 1024},
                          fx.usage(self.context, self.rp))
@@ -436,3 +438,213 @@ class TestReplaceAllStatements(db_base.DBTestCase):
                           self._claim, uuid, None, vcpus=64)
         self.assertRaises(exception.ConsumerNotFound,
                           consumer_db.get_by_uuid, self.context, uuid)
+
+
+class TestNewConsumerClaim(db_base.DBTestCase):
+    """A new consumer's claim through replace_all: every outcome.
+
+    On PostgreSQL one statement makes it (resobj.db.api.allocation_claim)
+    and leaves every refusal to the general path, which words it; the
+    outcomes are those of every backend.
+    """
+
+    def setUp(self):
+        super().setUp()
+        rc_db.ensure_sync(self.context)
+        self.rp = fx.provider(self.context)
+        # (10 - 1) * 1.5: 13.5 VCPU may be allocated.
+        fx.inventory(self.context, self.rp, VCPU, total=10, reserved=1,
+                     allocation_ratio=1.5, max_unit=14)
+        fx.inventory(self.context, self.rp, MEMORY_MB, total=4096,
+                     min_unit=256, max_unit=2048, step_size=256)
+        self.rp_uuid = fx.uuid(self.context, self.rp)
+        self.disk = fx.provider(self.context)
+        fx.inventory(self.context, self.disk, DISK_GB, total=100)
+        self.disk_uuid = fx.uuid(self.context, self.disk)
+        # The owners exist: a claim by new owners creates them first.
+        fx.consumer(self.context, project='p', user='u',
+                    consumer_type='INSTANCE')
+        # The statements of the last claim.
+        self.statements = []
+
+    def _claim(self, consumer, *allocations, project='p', **kwargs):
+        request = {
+            'consumer_uuid': consumer, 'project_id': project,
+            'user_id': 'u', 'consumer_type': 'INSTANCE', 'generation': None,
+            'allocations': [
+                {'resource_provider_uuid': rp, 'resource_class': name,
+                 'used': used} for rp, name, used in allocations]}
+        with resobj_fixtures.StatementCounter(
+                self.engine, table='allocations') as counter:
+            self.statements = counter.statements
+            return alloc_db.replace_all(self.context, [request], **kwargs)
+
+    def _assert_claimed_in_one_statement(self):
+        """On PostgreSQL, the claim's statement ran first; elsewhere not."""
+        claimed = any('WITH fitting' in s for s in self.statements[:1])
+        self.assertEqual(self.backend == 'postgresql', claimed,
+                         self.statements)
+
+    def _assert_nothing_written(self, consumer):
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, self.context, consumer)
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0},
+                         fx.usage(self.context, self.rp))
+        self.assertEqual({'DISK_GB': 0}, fx.usage(self.context, self.disk))
+        self.assertEqual([0, 0], [fx.generation(self.context, rp)
+                                  for rp in (self.rp, self.disk)])
+
+    def test_claim_on_two_providers_up_to_capacity(self):
+        consumer = uuidutils.generate_uuid()
+        self.assertEqual(
+            ({consumer: 1}, {self.rp_uuid: 1, self.disk_uuid: 1}),
+            self._claim(consumer, (self.rp_uuid, 'VCPU', 13),
+                        (self.rp_uuid, 'MEMORY_MB', 512),
+                        (self.disk_uuid, 'DISK_GB', 10)))
+        # One statement on PostgreSQL, the general path elsewhere.
+        self._assert_claimed_in_one_statement()
+        if self.backend == 'postgresql':
+            self.assertEqual(1, len(self.statements), self.statements)
+        self.assertEqual({'VCPU': 13, 'MEMORY_MB': 512},
+                         fx.usage(self.context, self.rp))
+        self.assertEqual({'DISK_GB': 10}, fx.usage(self.context, self.disk))
+        row = consumer_db.get_by_uuid(self.context, consumer)
+        self.assertEqual(('p', 'u', 'INSTANCE', 1),
+                         (row['project_external_id'],
+                          row['user_external_id'], row['consumer_type'],
+                          row['generation']))
+        # 13 + 1 is over 13.5.
+        self.assertRaises(exception.InvalidAllocationCapacityExceeded,
+                          self._claim, uuidutils.generate_uuid(),
+                          (self.rp_uuid, 'VCPU', 1))
+
+    def test_each_refusal_is_worded_and_writes_nothing(self):
+        unknown = uuidutils.generate_uuid()
+        cases = [
+            # Over 13.5, within max_unit.
+            ((self.rp_uuid, 'VCPU', 14),
+             exception.InvalidAllocationCapacityExceeded, 'capacity'),
+            ((self.rp_uuid, 'VCPU', 15),
+             exception.InvalidAllocationConstraintsViolated,
+             'between 1 and 14'),
+            ((self.rp_uuid, 'MEMORY_MB', 128),
+             exception.InvalidAllocationConstraintsViolated,
+             'between 256 and 2048'),
+            ((self.rp_uuid, 'MEMORY_MB', 384),
+             exception.InvalidAllocationConstraintsViolated,
+             'a multiple of 256'),
+            ((self.rp_uuid, 'DISK_GB', 1), exception.InvalidInventory,
+             self.rp_uuid),
+            ((unknown, 'VCPU', 1), exception.ResourceProviderNotFound,
+             unknown),
+            ((self.rp_uuid, 'CUSTOM_NONE', 1),
+             exception.ResourceClassNotFound, 'CUSTOM_NONE'),
+        ]
+        for allocation, error, words in cases:
+            consumer = uuidutils.generate_uuid()
+            # With a row that fits: the refused one spoils the claim.
+            exc = self.assertRaises(error, self._claim, consumer, allocation,
+                                    (self.disk_uuid, 'DISK_GB', 1))
+            self.assertIn(words, str(exc))
+            self._assert_claimed_in_one_statement()
+            self._assert_nothing_written(consumer)
+
+    def test_existing_consumer_is_a_generation_conflict(self):
+        consumer = uuidutils.generate_uuid()
+        self._claim(consumer, (self.rp_uuid, 'VCPU', 1))
+        exc = self.assertRaises(exception.ConsumerGenerationConflict,
+                                self._claim, consumer,
+                                (self.rp_uuid, 'VCPU', 2))
+        self.assertIn('consumer generation conflict', str(exc))
+        self.assertEqual(1, fx.usage(self.context, self.rp)['VCPU'])
+        self.assertEqual(1, fx.generation(self.context, self.rp))
+
+    def test_new_owners_are_created_with_the_consumer(self):
+        consumer = uuidutils.generate_uuid()
+        self._claim(consumer, (self.rp_uuid, 'VCPU', 1), project='p-new')
+        self.assertEqual('p-new', consumer_db.get_by_uuid(
+            self.context, consumer)['project_external_id'])
+        self.assertEqual(1, fx.usage(self.context, self.rp)['VCPU'])
+
+
+class TestNewConsumerClaimRace(db_base.DBTestCase):
+    """A provider moves while the claim's statement waits for its row.
+
+    PostgreSQL only: there the claim is one statement
+    (resobj.db.api.allocation_claim), which reads the provider's
+    generation, then compare-and-swaps it; another writer can move it
+    in between. The general path's race is
+    TestReplaceAllocations.test_moved_provider_*, on every backend.
+    """
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS
+                 if s[0] == 'postgresql']
+
+    def setUp(self):
+        super().setUp()
+        rc_db.ensure_sync(self.context)
+        self.rp = fx.provider(self.context)
+        fx.inventory(self.context, self.rp, VCPU, total=8)
+        fx.consumer(self.context, project='p', user='u')
+
+    def _claim_while_moved(self, consumer, **kwargs):
+        """Claim while another transaction bumps the provider.
+
+        The other transaction holds the provider's row until the claim's
+        statement waits for it, then commits. Returns what the claim
+        returned or raised.
+        """
+        request = {
+            'consumer_uuid': consumer, 'project_id': 'p', 'user_id': 'u',
+            'generation': None,
+            'allocations': [{'resource_provider_uuid': fx.uuid(
+                self.context, self.rp), 'resource_class': 'VCPU',
+                'used': 2}]}
+        outcome = []
+
+        def claim():
+            try:
+                outcome.append(alloc_db.replace_all(
+                    self.context.elevated(), [request], **kwargs))
+            except Exception as exc:
+                outcome.append(exc)
+
+        table = sa.table('resource_providers', sa.column('id'),
+                         sa.column('generation'))
+        waiting = sa.text(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND wait_event_type = 'Lock'")
+        with self.engine.connect() as other, \
+                self.engine.connect() as watcher:
+            other.execute(sa.update(table).where(table.c.id == self.rp)
+                          .values(generation=table.c.generation + 1))
+            thread = threading.Thread(target=claim)
+            thread.start()
+            deadline = time.monotonic() + 30
+            while not watcher.execute(waiting).scalar():
+                self.assertLess(time.monotonic(), deadline,
+                                'the claim never waited for the row')
+                watcher.rollback()
+                time.sleep(0.01)
+            other.commit()
+        thread.join(60)
+        self.assertEqual(1, len(outcome))
+        return outcome[0]
+
+    def test_moved_provider_is_a_conflict_and_writes_nothing(self):
+        consumer = uuidutils.generate_uuid()
+        exc = self._claim_while_moved(consumer, max_retries=0)
+        self.assertIsInstance(
+            exc, exception.ResourceProviderConcurrentUpdateDetected)
+        self.assertEqual(0, exc.kwargs['generation'])
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, self.context, consumer)
+        self.assertEqual(0, fx.usage(self.context, self.rp)['VCPU'])
+        # The other writer's bump only.
+        self.assertEqual(1, fx.generation(self.context, self.rp))
+
+    def test_moved_provider_is_retried(self):
+        consumer = uuidutils.generate_uuid()
+        self.assertEqual(({consumer: 1}, {fx.uuid(self.context, self.rp): 2}),
+                         self._claim_while_moved(consumer))
+        self.assertEqual(2, fx.usage(self.context, self.rp)['VCPU'])

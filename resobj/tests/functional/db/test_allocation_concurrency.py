@@ -9,6 +9,7 @@ claims, every inventory's usage column is the sum of what is stored.
 import multiprocessing
 import random
 import traceback
+import uuid
 
 from oslo_config import cfg
 import sqlalchemy as sa
@@ -22,6 +23,7 @@ from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import migration
 from resobj.db.models import allocation as alloc_models
+from resobj.db.models import consumer as consumer_models
 from resobj import exception
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import rp_fixtures as fx
@@ -65,6 +67,33 @@ def _claim(url, providers, seed, outcome):
             alloc_db.replace_for_consumers(
                 ctx, [consumer], [(rp, consumer, VCPU, amount)],
                 max_retries=100)
+            outcome.append(('ok', consumer, rp, amount))
+        except exception.InvalidAllocationCapacityExceeded:
+            outcome.append(('refused', consumer, rp, amount))
+        except Exception as exc:
+            outcome.append(('error', consumer, rp, repr(exc)))
+
+
+def _claim_new(url, providers, seed, outcome):
+    """Claim for new consumers as ``PUT /allocations`` does; report.
+
+    A project and user per process, which its first claim creates.
+    """
+    _configure(url)
+    ctx = context.get_admin_context()
+    rnd = random.Random(seed)
+    uuids = {rp: fx.uuid(ctx, rp) for rp in providers}
+    for n in range(CLAIMS_PER_PROCESS):
+        consumer = str(uuid.UUID(int=seed << 32 | n))
+        rp = rnd.choice(providers)
+        amount = rnd.randint(1, 3)
+        request = {
+            'consumer_uuid': consumer, 'project_id': 'p%d' % seed,
+            'user_id': 'u%d' % seed, 'generation': None,
+            'allocations': [{'resource_provider_uuid': uuids[rp],
+                             'resource_class': 'VCPU', 'used': amount}]}
+        try:
+            alloc_db.replace_all(ctx, [request], max_retries=100)
             outcome.append(('ok', consumer, rp, amount))
         except exception.InvalidAllocationCapacityExceeded:
             outcome.append(('refused', consumer, rp, amount))
@@ -151,17 +180,36 @@ class TestConcurrentClaims(db_base.DBTestCase):
 
     def test_no_over_allocation_and_nothing_lost(self):
         providers, outcomes = self._race(_claim, CAPACITY)
+        self._assert_granted_as_told(providers, outcomes, self._stored())
+
+    def test_new_consumers_claim_as_the_api_does(self):
+        # replace_all with new consumers: on PostgreSQL each claim is
+        # one statement (resobj.db.api.allocation_claim).
+        providers, outcomes = self._race(_claim_new, CAPACITY)
+        table = consumer_models.Consumer.__table__
+        with facade.get_engine().connect() as conn:
+            ids = dict(conn.execute(sa.select(table.c.uuid, table.c.id)).all())
+        stored = self._stored()
+        self._assert_granted_as_told(
+            providers, outcomes,
+            {uuid: stored.get(consumer_id)
+             for uuid, consumer_id in ids.items()})
+
+    def _assert_granted_as_told(self, providers, outcomes, stored):
+        """Every claim granted is stored, no refused one, within capacity.
+
+        ``stored``: {consumer: [(rp, used)]} as the outcomes name them.
+        """
         errors = [o for o in outcomes if o[0] == 'error']
         self.assertEqual([], errors)
         self.assertEqual(PROCESSES * CLAIMS_PER_PROCESS, len(outcomes))
-        stored = self._stored()
         granted = {}
         for status, consumer, rp, amount in outcomes:
             if status == 'ok':
                 self.assertEqual([(rp, amount)], stored.get(consumer))
                 granted[rp] = granted.get(rp, 0) + amount
             else:
-                self.assertNotIn(consumer, stored)
+                self.assertIsNone(stored.get(consumer))
         for rp in providers:
             used = fx.usage(self.context, rp)['VCPU']
             self.assertLessEqual(used, CAPACITY)
