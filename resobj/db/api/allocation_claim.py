@@ -40,15 +40,11 @@ from resobj.db import backends
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
 from resobj.db.models import consumer as consumer_models
-from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
-from resobj.db.models import resource_provider as rp_models
 from resobj.db import provider_sql as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__
-_INV = inv_models.Inventory.__table__
-_RP = rp_models.ResourceProvider.__table__
 _RC = rc_models.ResourceClass.__table__
 _CONSUMER = consumer_models.Consumer.__table__
 _PROJECT = consumer_models.Project.__table__
@@ -118,17 +114,18 @@ def _claim_query(typed):
     # the join). Left to choose, a planner that does not know how few
     # rows the arrays hold reads every provider, or every inventory of
     # the classes, to find the few asked for.
-    rp = (sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-          .where(_RP.c.uuid == asked.c.rp_uuid).offset(0).lateral('rp'))
+    rp = (sa.select(sql.RP.c.id, sql.RP.c.uuid, sql.RP.c.generation)
+          .where(sql.RP.c.uuid == asked.c.rp_uuid).offset(0).lateral('rp'))
     rc = (sa.select(_RC.c.id).where(_RC.c.name == asked.c.rc_name)
           .offset(0).lateral('rc'))
     # The inventory that fits, by its unique index, likewise.
-    room = (sa.select(_INV.c.id)
-            .where(_INV.c.resource_provider_id == rp.c.id,
-                   _INV.c.resource_class_id == rc.c.id,
-                   sql.fits(asked.c.used, _INV.c.used, _INV.c.min_unit,
-                            _INV.c.max_unit, _INV.c.step_size,
-                            sql.usable(_INV)))
+    inv = sql.INV
+    room = (sa.select(inv.c.id)
+            .where(inv.c.resource_provider_id == rp.c.id,
+                   inv.c.resource_class_id == rc.c.id,
+                   sql.fits(asked.c.used, inv.c.used, inv.c.min_unit,
+                            inv.c.max_unit, inv.c.step_size,
+                            sql.usable(inv)))
             .offset(0).lateral('room'))
     fitting = (
         sa.select(rp.c.id.label('rp_id'), rp.c.uuid, rp.c.generation,
@@ -151,12 +148,12 @@ def _claim_query(typed):
     # ``updated_at`` kept: a usage change is not an update of the
     # provider.
     bumped = (
-        sa.update(_RP)
-        .where(sa.tuple_(_RP.c.id, _RP.c.generation).in_(seen),
+        sa.update(sql.RP)
+        .where(sa.tuple_(sql.RP.c.id, sql.RP.c.generation).in_(seen),
                sa.exists(sa.select(created.c.id)))
-        .values(generation=_RP.c.generation + 1,
-                updated_at=_RP.c.updated_at)
-        .returning(_RP.c.id)
+        .values(generation=sql.RP.c.generation + 1,
+                updated_at=sql.RP.c.updated_at)
+        .returning(sql.RP.c.id)
         .cte('bumped'))
     providers = sa.select(fitting.c.rp_id, fitting.c.uuid,
                           fitting.c.generation).distinct().subquery()
