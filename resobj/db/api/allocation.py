@@ -25,12 +25,12 @@ however many allocations exist:
 
 Before these, one statement resolves the write's names and uuids to ids
 (:func:`_ids`); on PostgreSQL it also inserts a new consumer whose
-owners exist, in a WITH (:func:`allocation_claim.create_consumer_query`),
+owners exist, in a WITH (:func:`allocation_sql.create_consumer_query`),
 another round trip fewer for a claim. There, the usual claim (a new
 consumer of known owners, on known providers and classes, that fits)
-is first tried as one statement of its own
-(:mod:`resobj.db.api.allocation_claim`); these steps run when that
-statement wrote nothing, and word its errors.
+is first tried as one statement of its own (:func:`_one_statement_claim`,
+:func:`allocation_sql.claim_query`); these steps run when that statement
+wrote nothing, and word its errors.
 
 Concurrent writers on the same provider therefore cannot both commit: the
 second one's compare-and-swap finds the generation moved and raises
@@ -47,12 +47,10 @@ connection, not through an ORM session.
 """
 
 import collections
-import functools
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
-from resobj.db.api import allocation_claim
+from resobj.db import allocation_sql as alloc_sql
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import utils
 from resobj.db import backends
@@ -60,14 +58,12 @@ from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
 from resobj.db.models import consumer as consumer_models
-from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
 from resobj.db import provider_sql as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__
-_INV = inv_models.Inventory.__table__
 _RP = rp_models.ResourceProvider.__table__
 _RC = rc_models.ResourceClass.__table__
 _CONSUMER = consumer_models.Consumer.__table__
@@ -79,137 +75,6 @@ Row = collections.namedtuple(
     'Row', 'resource_provider_id consumer_id resource_class_id used')
 
 
-@functools.lru_cache(maxsize=128)
-def _snapshot_query(fresh, counts):
-    """Step 1's query; binds consumer_ids, rp_ids (new) and rc_ids.
-
-    ``fresh``: the consumers were created in this transaction and hold
-    nothing, so their rows need not be looked for: a simpler statement,
-    which PostgreSQL plans in a fraction of the time. ``counts``: the
-    lengths of the three lists, in that order, or None (see
-    provider_sql.in_list).
-    """
-    n_consumers, n_rps, n_rcs = counts or (None, None, None)
-
-    def in_rp_ids(column):
-        return sql.in_list(column, 'rp_ids', n_rps)
-
-    def in_consumer_ids(column):
-        return sql.in_list(column, 'consumer_ids', n_consumers)
-
-    def sums(condition):
-        """Allocations per (provider, class) where ``condition`` holds."""
-        return (
-            sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id,
-                      sa.func.sum(_ALLOC.c.used).label('used'))
-            .where(condition)
-            .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id)
-            .subquery())
-
-    def of_this_inventory(sub):
-        return sa.and_(sub.c.resource_provider_id == _RP.c.id,
-                       sub.c.resource_class_id == _INV.c.resource_class_id)
-
-    inventory = sa.and_(
-        _INV.c.resource_provider_id == _RP.c.id,
-        sql.in_list(_INV.c.resource_class_id, 'rc_ids', n_rcs))
-    # The inventory's usage is its own column (see sql.INV).
-    columns = (_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-               _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-               _INV.c.allocation_ratio, _INV.c.used)
-    if fresh:
-        return (
-            sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
-                      sa.false().label('held'), *columns,
-                      sa.literal(0, sa.Integer))
-            .select_from(_RP.outerjoin(_INV, inventory))
-            .where(in_rp_ids(_RP.c.id)))
-    held = (sa.select(_ALLOC.c.resource_provider_id)
-            .where(in_consumer_ids(_ALLOC.c.consumer_id)))
-    # Two ways in, each on an index: a UNION rather than an OR, which
-    # PostgreSQL could only answer by scanning every provider.
-    involved = sa.union(
-        held, sa.select(_RP.c.id).where(in_rp_ids(_RP.c.id))).subquery()
-    # The consumers' share from the consumer index.
-    own = sums(in_consumer_ids(_ALLOC.c.consumer_id))
-    return (
-        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
-                  _RP.c.id.in_(held).label('held'), *columns,
-                  sa.func.coalesce(own.c.used, 0))
-        .select_from(
-            involved.join(_RP, _RP.c.id == involved.c[0])
-            .outerjoin(_INV, inventory)
-            .outerjoin(own, of_this_inventory(own))))
-
-
-@functools.lru_cache(maxsize=32)
-def _delete_query(counts):
-    """Delete the rows of ``consumer_ids`` (``counts``: see in_list)."""
-    return sa.delete(_ALLOC).where(sql.in_list(
-        _ALLOC.c.consumer_id, 'consumer_ids', counts and counts[0]))
-
-
-_INSERT = sa.insert(_ALLOC)
-
-
-def _seen_params(seen):
-    """(count, values) binding the (id, generation) pairs of _bump_query."""
-    counts, values = sql.list_params({
-        'seen_id': [rp_id for rp_id, _gen in seen],
-        'seen_gen': [gen for _rp_id, gen in seen]})
-    if counts is None:
-        # Too many for one parameter each: the pairs as one expanding
-        # parameter of tuples.
-        return None, {'seen': seen}
-    return counts[0], values
-
-
-@functools.lru_cache(maxsize=64)
-def _bump_query(count, returning=False):
-    """Compare-and-swap the generations of ``count`` providers.
-
-    ``count`` None: the (id, generation) pairs are one expanding
-    parameter ``seen``; see :func:`_seen_params` and
-    provider_sql.in_list.
-    """
-    pair = sa.tuple_(_RP.c.id, _RP.c.generation)
-    if count is None:
-        seen = pair.in_(sa.bindparam('seen', expanding=True))
-    else:
-        seen = pair.in_([
-            sa.tuple_(sa.bindparam('seen_id_%d' % i),
-                      sa.bindparam('seen_gen_%d' % i))
-            for i in range(count)])
-    # ``updated_at`` kept: a usage change is not an update of the provider.
-    bump = sa.update(_RP).where(seen).values(
-        generation=_RP.c.generation + 1, updated_at=_RP.c.updated_at)
-    return bump.returning(_RP.c.id) if returning else bump
-
-
-@functools.lru_cache(maxsize=32)
-def _insert_with_bump_query(count):
-    """WITH inserted AS (INSERT the rows) UPDATE ... RETURNING id.
-
-    PostgreSQL only. The rows come as four parallel integer arrays
-    (``:rps``, ``:consumers``, ``:rcs``, ``:useds``), so the statement
-    is the same for any number of rows; ``count``: see _bump_query.
-    """
-    def array(name):
-        return sa.bindparam(name, type_=postgresql.ARRAY(sa.Integer))
-    rows = sa.func.unnest(
-        array('rps'), array('consumers'), array('rcs'), array('useds'),
-    ).table_valued('rp', 'consumer', 'rc', 'used').render_derived()
-    inserted = sa.insert(_ALLOC).from_select(
-        ['resource_provider_id', 'consumer_id', 'resource_class_id',
-         'used', 'created_at'],
-        sa.select(rows.c.rp, rows.c.consumer, rows.c.rc, rows.c.used,
-                  sa.bindparam('now', type_=sa.DateTime)),
-    ).cte('inserted')
-    return _bump_query(count, returning=True).add_cte(inserted)
-
-
 _CLASS_NAME = sa.select(_RC.c.name).where(_RC.c.id == sa.bindparam('id'))
 
 
@@ -217,7 +82,7 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
     """Step 1: read and check; nothing is written.
 
     ``fresh``: the consumers are new in this transaction (see
-    :func:`_snapshot_query`).
+    :func:`allocation_sql.snapshot_query`).
 
     Raises unless every row fits. Returns ({rp_id: (uuid, generation)}
     for every provider involved, whether the consumers hold any row).
@@ -236,7 +101,7 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
         'rc_ids': sorted({rc for _, rc in needed})})
     for (rp_id, uuid, generation, held, rc_id, total, reserved, min_unit,
          max_unit, step_size, ratio, used, own) in conn.execute(
-            _snapshot_query(fresh, counts), values):
+            alloc_sql.snapshot_query(fresh, counts), values):
         providers[rp_id] = (uuid, generation)
         held_any = held_any or bool(held)
         if rc_id is not None:
@@ -318,8 +183,8 @@ def _insert_with_bump(conn, rows, seen):
     """
     columns = list(zip(*((row.resource_provider_id, row.consumer_id,
                           row.resource_class_id, row.used) for row in rows)))
-    count, values = _seen_params(seen)
-    return set(conn.execute(_insert_with_bump_query(count), dict(
+    count, values = alloc_sql.seen_params(seen)
+    return set(conn.execute(alloc_sql.insert_with_bump_query(count), dict(
         values, rps=list(columns[0]), consumers=list(columns[1]),
         rcs=list(columns[2]), useds=list(columns[3]),
         now=base.utcnow())).scalars())
@@ -328,13 +193,13 @@ def _insert_with_bump(conn, rows, seen):
 def _bump(conn, seen):
     """Compare-and-swap the (id, generation) pairs ``seen``; ids bumped."""
     if conn.dialect.update_returning:
-        count, values = _seen_params(seen)
-        return set(conn.execute(_bump_query(count, returning=True),
+        count, values = alloc_sql.seen_params(seen)
+        return set(conn.execute(alloc_sql.bump_query(count, returning=True),
                                 values).scalars())
     bumped = set()
     for rp_id, gen in seen:
-        if not conn.execute(_bump_query(1),
-                            _seen_params([(rp_id, gen)])[1]).rowcount:
+        if not conn.execute(alloc_sql.bump_query(1),
+                            alloc_sql.seen_params([(rp_id, gen)])[1]).rowcount:
             break
         bumped.add(rp_id)
     return bumped
@@ -361,8 +226,9 @@ def _insert_and_bump(conn, providers, rows):
     else:
         if rows:
             now = base.utcnow()
-            conn.execute(_INSERT, [dict(row._asdict(), created_at=now)
-                                   for row in rows])
+            conn.execute(alloc_sql.INSERT,
+                         [dict(row._asdict(), created_at=now)
+                          for row in rows])
         bumped = _bump(conn, seen)
     for rp_id, gen in seen:
         if rp_id not in bumped:
@@ -407,44 +273,13 @@ def _replace(conn, consumer_ids, rows, fresh=False):
     providers, held = _snapshot(conn, consumer_ids, new, fresh)
     if held:
         counts, values = sql.list_params({'consumer_ids': consumer_ids})
-        conn.execute(_delete_query(counts), values)
+        conn.execute(alloc_sql.delete_query(counts), values)
     return _insert_and_bump(conn, providers, new)
 
 
 # Passed as a consumer's expected generation when the caller does not
 # check it (clients that predate consumer generations).
 ANY_GENERATION = '<any>'
-
-
-@functools.lru_cache(maxsize=128)
-def _ids_query(counts, create=None):
-    """``counts``: the lengths of the lists of :func:`_ids`, or None.
-
-    ``create``: None, or whether the consumer to create has a type (see
-    :func:`allocation_claim.create_consumer_query`).
-    """
-    n = dict(zip(('uuids', 'names', 'projects', 'users', 'types',
-                  'consumers'), counts or (None,) * 6))
-    branches = [
-        sql.ids_of('rp', _RP.c.uuid, 'uuids', count=n['uuids']),
-        sql.ids_of('rc', _RC.c.name, 'names', count=n['names']),
-        # The owners of a new consumer: known for all but the first
-        # consumer of a project, user or type, and then read here for
-        # free rather than by a statement of their own.
-        sql.ids_of('project', _PROJECT.c.external_id, 'projects',
-                   count=n['projects']),
-        sql.ids_of('user', _USER.c.external_id, 'users', count=n['users']),
-        sql.ids_of('type', _TYPE.c.name, 'types', count=n['types']),
-        # Which consumers exist: a new one needs no lookup.
-        sql.ids_of('consumer', _CONSUMER.c.uuid, 'consumers',
-                   count=n['consumers'])]
-    if create is None:
-        return sa.union_all(*branches)
-    created = allocation_claim.create_consumer_query(create)
-    branches.append(sa.select(
-        sa.literal_column("'created'"), sa.cast(sa.null(), sa.String),
-        created.c.id))
-    return sa.union_all(*branches).add_cte(created)
 
 
 def _ids(context, requests, create=None):
@@ -454,7 +289,7 @@ def _ids(context, requests, create=None):
     id}, 'user': {...}, 'type': {name: id}, 'consumer': {uuid: id},
     'created': {None: id}}. ``create``: a request whose consumer this
     statement inserts if it is new and its owners exist (PostgreSQL;
-    see :func:`allocation_claim.create_consumer_query`); 'created'
+    see :func:`allocation_sql.create_consumer_query`); 'created'
     holds its id then.
     Unknown providers, classes and owners are left out (see
     :func:`_check_known`; a new consumer's owners are created).
@@ -480,7 +315,7 @@ def _ids(context, requests, create=None):
                       new_type=create.get('consumer_type'),
                       now=base.utcnow())
     for kind, key, row_id in utils.execute(
-            context, _ids_query(counts, typed), values):
+            context, alloc_sql.ids_query(counts, typed), values):
         found[kind][key] = row_id
     return found
 
@@ -570,6 +405,56 @@ def _update_owner(context, row, request):
         consumer_db.update(context, row['id'], row['generation'], changes)
 
 
+def _one_statement_claim(context, requests):
+    """A new consumer's claim in one statement, where the backend can.
+
+    For one new consumer (generation None: the caller asserts it is new)
+    allocating a positive amount of each requested (provider, class),
+    each pair once, on a backend whose WITH clauses write: see
+    :func:`resobj.db.allocation_sql.claim_query`. Returns
+    :func:`replace_all`'s answer ({consumer uuid: 1}, {provider uuid:
+    new generation}), or None if it does not apply or the statement
+    wrote nothing: the caller then takes the general path in the same
+    transaction. A provider whose generation moved since the statement
+    read it raises ResourceProviderConcurrentUpdateDetected, for the
+    caller to roll back and retry.
+    """
+    if len(requests) != 1:
+        return None
+    request = requests[0]
+    allocations = request['allocations']
+    if request.get('generation', ANY_GENERATION) is not None or \
+            not allocations:
+        return None
+    pairs = {(a['resource_provider_uuid'], a['resource_class'])
+             for a in allocations if a['used'] > 0}
+    if len(pairs) != len(allocations) or not backends.for_dialect(
+            context.session.get_bind().dialect.name).WRITES_IN_WITH:
+        return None
+    typed = request.get('consumer_type') is not None
+    values = {
+        'new_uuid': request['consumer_uuid'],
+        'new_project': request['project_id'],
+        'new_user': request['user_id'],
+        'now': base.utcnow(),
+        'rp_uuids': [a['resource_provider_uuid'] for a in allocations],
+        'rc_names': [a['resource_class'] for a in allocations],
+        'amounts': [a['used'] for a in allocations],
+        'rows': len(allocations)}
+    if typed:
+        values['new_type'] = request['consumer_type']
+    found = utils.execute(context, alloc_sql.claim_query(typed),
+                          values).all()
+    if not found:
+        return None
+    for row in found:
+        if not row.bumped:
+            raise exception.ResourceProviderConcurrentUpdateDetected(
+                provider=row.uuid, generation=row.generation)
+    return ({request['consumer_uuid']: 1},
+            {row.uuid: row.generation + 1 for row in found})
+
+
 @facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
 def replace_all(context, requests):
     """Replace the allocations of one or more consumers, atomically.
@@ -590,15 +475,13 @@ def replace_all(context, requests):
     when deleted}, {provider uuid: new generation}).
 
     A new consumer's claim is first tried as one statement, where the
-    backend allows it (:mod:`resobj.db.api.allocation_claim`); when that
+    backend allows it (:func:`_one_statement_claim`); when that
     statement writes nothing, the general path below runs in the same
     transaction.
     """
-    if allocation_claim.applies(context, requests):
-        claimed = allocation_claim.claim(context.session.connection(),
-                                         requests[0])
-        if claimed is not None:
-            return claimed
+    claimed = _one_statement_claim(context, requests)
+    if claimed is not None:
+        return claimed
     create = None
     backend = backends.for_dialect(context.session.get_bind().dialect.name)
     if backend.WRITES_IN_WITH and len(requests) == 1 and requests[0].get(

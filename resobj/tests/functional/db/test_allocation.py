@@ -360,7 +360,7 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         # A new consumer: the provider, class and owner ids with whether
         # the consumer exists, the consumer insert (at generation 1), the
         # read-and-check, the allocation insert, the provider bump. On
-        # PostgreSQL one statement does all of it (allocation_claim).
+        # PostgreSQL one statement does all of it (claim_query).
         merged = int(self.engine.dialect.name == 'postgresql')
         generation, new = self._claim(
             '00000000-0000-0000-0000-00000000000b', None)
@@ -443,7 +443,7 @@ class TestReplaceAllStatements(db_base.DBTestCase):
 class TestNewConsumerClaim(db_base.DBTestCase):
     """A new consumer's claim through replace_all: every outcome.
 
-    On PostgreSQL one statement makes it (resobj.db.api.allocation_claim)
+    On PostgreSQL one statement makes it (allocation_sql.claim_query)
     and leaves every refusal to the general path, which words it; the
     outcomes are those of every backend.
     """
@@ -571,7 +571,7 @@ class TestNewConsumerClaimRace(db_base.DBTestCase):
     """A provider moves while the claim's statement waits for its row.
 
     PostgreSQL only: there the claim is one statement
-    (resobj.db.api.allocation_claim), which reads the provider's
+    (resobj.db.allocation_sql.claim_query), which reads the provider's
     generation, then compare-and-swaps it; another writer can move it
     in between. The general path's race is
     TestReplaceAllocations.test_moved_provider_*, on every backend.
