@@ -220,6 +220,25 @@ class AutoAnalyze(object):
             self._thread.join()
 
 
+def checkpoint(backend):
+    """Have PostgreSQL write every changed page out now.
+
+    Before each service's run, so that each starts from the same
+    state: none from a previous service's changes left to write during
+    its run (the next periodic checkpoint would), and each page's first
+    change after it writing the whole page to the WAL, for both alike.
+    DROP DATABASE forces one too.
+    """
+    if backend != 'postgresql':
+        return
+    import psycopg2
+    conn = psycopg2.connect(PG_ADMIN_URL)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute('CHECKPOINT')
+    conn.close()
+
+
 def drop_database(backend, url):
     if backend != 'postgresql':
         return

@@ -106,6 +106,7 @@ def bench(args, name, workdir):
            '--connection', 'close', '--ac-requests', str(args.ac_requests),
            '--usages-microversion', args.usages_microversion,
            '--label', label, '--json-out', out] + args.harness_arg
+    apiserve.checkpoint(args.backend)
     before = machine()
     code = commit()
     log('%s: load %s; %s' % (name, before['loadavg'], ' '.join(cmd)))
