@@ -131,10 +131,31 @@ def bump_query(count, returning=False):
             sa.tuple_(sa.bindparam('seen_id_%d' % i),
                       sa.bindparam('seen_gen_%d' % i))
             for i in range(count)])
-    # ``updated_at`` kept: a usage change is not an update of the provider.
-    bump = sa.update(RP).where(seen).values(
-        generation=RP.c.generation + 1, updated_at=RP.c.updated_at)
+    bump = _bump(seen)
     return bump.returning(RP.c.id) if returning else bump
+
+
+def _bump(seen):
+    """UPDATE the providers where ``seen`` holds to their next generation.
+
+    ``updated_at`` kept: a usage change is not an update of the provider.
+    """
+    return sa.update(RP).where(seen).values(
+        generation=RP.c.generation + 1, updated_at=RP.c.updated_at)
+
+
+def _array(name, item_type):
+    return sa.bindparam(name, type_=postgresql.ARRAY(item_type))
+
+
+def _insert_rows(rows):
+    """INSERT the (provider, consumer, class, used, now) rows ``rows``.
+
+    ``rows``: a SELECT of those five columns, in that order.
+    """
+    return sa.insert(ALLOC).from_select(
+        ['resource_provider_id', 'consumer_id', 'resource_class_id',
+         'used', 'created_at'], rows)
 
 
 @functools.lru_cache(maxsize=32)
@@ -145,14 +166,11 @@ def insert_with_bump_query(count):
     (``:rps``, ``:consumers``, ``:rcs``, ``:useds``), so the statement
     is the same for any number of rows; ``count``: see bump_query.
     """
-    def array(name):
-        return sa.bindparam(name, type_=postgresql.ARRAY(sa.Integer))
     rows = sa.func.unnest(
-        array('rps'), array('consumers'), array('rcs'), array('useds'),
+        *(_array(name, sa.Integer)
+          for name in ('rps', 'consumers', 'rcs', 'useds')),
     ).table_valued('rp', 'consumer', 'rc', 'used').render_derived()
-    inserted = sa.insert(ALLOC).from_select(
-        ['resource_provider_id', 'consumer_id', 'resource_class_id',
-         'used', 'created_at'],
+    inserted = _insert_rows(
         sa.select(rows.c.rp, rows.c.consumer, rows.c.rc, rows.c.used,
                   sa.bindparam('now', type_=sa.DateTime)),
     ).cte('inserted')
@@ -227,10 +245,6 @@ def create_consumer_query(typed, when=None):
         .cte('new_consumer'))
 
 
-def _array(name, item_type):
-    return sa.bindparam(name, type_=postgresql.ARRAY(item_type))
-
-
 @functools.lru_cache(maxsize=2)
 def claim_query(typed):
     """A new consumer's whole claim as one statement (PostgreSQL).
@@ -296,23 +310,16 @@ def claim_query(typed):
     every_row_fits = sa.select(sa.func.count()).select_from(
         fitting).scalar_subquery() == sa.bindparam('rows')
     created = create_consumer_query(typed, when=every_row_fits)
-    inserted = sa.insert(ALLOC).from_select(
-        ['resource_provider_id', 'consumer_id', 'resource_class_id',
-         'used', 'created_at'],
+    inserted = _insert_rows(
         sa.select(fitting.c.rp_id, created.c.id, fitting.c.rc_id,
                   fitting.c.used, sa.bindparam('now', type_=sa.DateTime))
         .select_from(fitting.join(created, sa.true()))
         .order_by(fitting.c.rp_id, fitting.c.rc_id),
     ).cte('inserted')
     seen = sa.select(fitting.c.rp_id, fitting.c.generation)
-    # ``updated_at`` kept: a usage change is not an update of the
-    # provider.
     bumped = (
-        sa.update(RP)
-        .where(sa.tuple_(RP.c.id, RP.c.generation).in_(seen),
-               sa.exists(sa.select(created.c.id)))
-        .values(generation=RP.c.generation + 1,
-                updated_at=RP.c.updated_at)
+        _bump(sa.and_(sa.tuple_(RP.c.id, RP.c.generation).in_(seen),
+                      sa.exists(sa.select(created.c.id))))
         .returning(RP.c.id)
         .cte('bumped'))
     providers = sa.select(fitting.c.rp_id, fitting.c.uuid,

@@ -308,16 +308,25 @@ def _ids(context, requests, create=None):
         'consumers': sorted({r['consumer_uuid'] for r in requests})})
     typed = None
     if create is not None:
-        typed = create.get('consumer_type') is not None
-        values.update(new_uuid=create['consumer_uuid'],
-                      new_project=create['project_id'],
-                      new_user=create['user_id'],
-                      new_type=create.get('consumer_type'),
-                      now=base.utcnow())
+        typed, created = _new_consumer_values(create)
+        values.update(created)
     for kind, key, row_id in utils.execute(
             context, alloc_sql.ids_query(counts, typed), values):
         found[kind][key] = row_id
     return found
+
+
+def _new_consumer_values(request):
+    """(typed, values): what allocation_sql.create_consumer_query binds.
+
+    For ``request``'s consumer; ``typed``: it has a consumer type.
+    """
+    return request.get('consumer_type') is not None, {
+        'new_uuid': request['consumer_uuid'],
+        'new_project': request['project_id'],
+        'new_user': request['user_id'],
+        'new_type': request.get('consumer_type'),
+        'now': base.utcnow()}
 
 
 def _check_known(request, ids):
@@ -431,18 +440,12 @@ def _one_statement_claim(context, requests):
     if len(pairs) != len(allocations) or not backends.for_dialect(
             context.session.get_bind().dialect.name).WRITES_IN_WITH:
         return None
-    typed = request.get('consumer_type') is not None
-    values = {
-        'new_uuid': request['consumer_uuid'],
-        'new_project': request['project_id'],
-        'new_user': request['user_id'],
-        'now': base.utcnow(),
-        'rp_uuids': [a['resource_provider_uuid'] for a in allocations],
-        'rc_names': [a['resource_class'] for a in allocations],
-        'amounts': [a['used'] for a in allocations],
-        'rows': len(allocations)}
-    if typed:
-        values['new_type'] = request['consumer_type']
+    typed, values = _new_consumer_values(request)
+    values.update(
+        rp_uuids=[a['resource_provider_uuid'] for a in allocations],
+        rc_names=[a['resource_class'] for a in allocations],
+        amounts=[a['used'] for a in allocations],
+        rows=len(allocations))
     found = utils.execute(context, alloc_sql.claim_query(typed),
                           values).all()
     if not found:
