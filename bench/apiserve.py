@@ -84,14 +84,26 @@ def fresh_database(backend, name, workdir):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         return 'sqlite:///' + path
+    _administer('DROP DATABASE IF EXISTS %s WITH (FORCE)' % name,
+                'CREATE DATABASE %s' % name)
+    return PG_URL % name
+
+
+def _administer(*commands):
+    """Run ``commands`` on the PostgreSQL server as its administrator.
+
+    Each on its own, outside a transaction block (CREATE and DROP
+    DATABASE refuse to run inside one).
+    """
     import psycopg2
     conn = psycopg2.connect(PG_ADMIN_URL)
     conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)' % name)
-        cur.execute('CREATE DATABASE %s' % name)
-    conn.close()
-    return PG_URL % name
+    try:
+        with conn.cursor() as cur:
+            for command in commands:
+                cur.execute(command)
+    finally:
+        conn.close()
 
 
 def autovacuum_on():
@@ -229,26 +241,14 @@ def checkpoint(backend):
     change after it writing the whole page to the WAL, for both alike.
     DROP DATABASE forces one too.
     """
-    if backend != 'postgresql':
-        return
-    import psycopg2
-    conn = psycopg2.connect(PG_ADMIN_URL)
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute('CHECKPOINT')
-    conn.close()
+    if backend == 'postgresql':
+        _administer('CHECKPOINT')
 
 
 def drop_database(backend, url):
-    if backend != 'postgresql':
-        return
-    import psycopg2
-    conn = psycopg2.connect(PG_ADMIN_URL)
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)'
+    if backend == 'postgresql':
+        _administer('DROP DATABASE IF EXISTS %s WITH (FORCE)'
                     % url.rsplit('/', 1)[1])
-    conn.close()
 
 
 class Service(object):
