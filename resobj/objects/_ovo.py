@@ -1,5 +1,8 @@
 """oslo.versionedobjects, imported without its import-time noise.
 
+Also the one place of the library's private names that resobj relies
+on (below the imports).
+
 oslo.versionedobjects imports oslo.messaging, which imports eventlet and
 oslo.service; both warn at import time that eventlet is deprecated.
 resobj never runs on eventlet, so those warnings tell its users nothing.
@@ -19,3 +22,51 @@ with warnings.catch_warnings():
     from oslo_versionedobjects import exception  # noqa: F401
     from oslo_versionedobjects import fields  # noqa: F401
     from oslo_versionedobjects import fixture  # noqa: F401
+
+
+# The private names of oslo.versionedobjects that resobj relies on, where
+# the library offers no public way; each is used through one function
+# here, tests/unit/objects/test_ovo.py fails if the library changes one,
+# and doc/source/contributor/architecture.rst lists them.
+
+def stored_field_key(name):
+    """The key under which an object keeps field ``name``'s value.
+
+    A set field's value is in the object's ``__dict__`` under this key,
+    an unset field's is not: resobj's ``obj_attr_is_set`` tests that
+    directly rather than through the library's list of set fields.
+    """
+    return base._get_attrname(name)
+
+
+def changed_fields(obj):
+    """The set of field names ``obj`` marks changed, children aside.
+
+    The library's own record, which its ``obj_what_changed`` reads
+    before looking into child objects; resobj's override reads it too.
+    """
+    return obj._changed_fields
+
+
+def version_manifest(obj):
+    """The version manifest that ``obj_to_primitive`` stashed on ``obj``.
+
+    {object name: version} while ``obj_make_compatible`` runs for a
+    ``version_manifest``, which the library reads back from ``obj`` to
+    backport each child; None when there is none.
+    """
+    return getattr(obj, '_obj_version_manifest', None)
+
+
+def replace_version_manifest(obj, manifest):
+    """Make ``manifest`` what the rest of ``obj_make_compatible`` follows."""
+    obj._obj_version_manifest = manifest
+
+
+def field_type(field):
+    """The FieldType (String, List, Object...) of ``field``.
+
+    What a field's value must be; fingerprints describe it, where the
+    library's own hash sees the field's ``repr`` only.
+    """
+    return field._type

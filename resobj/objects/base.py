@@ -13,6 +13,7 @@ Versioning contract (see doc/source/contributor/objects.rst):
 from oslo_utils import versionutils
 
 from resobj import exception
+from resobj.objects import _ovo
 from resobj.objects._ovo import base as ovo_base
 from resobj.objects._ovo import exception as ovo_exc
 from resobj.objects import fields
@@ -205,16 +206,16 @@ class ResobjObject(ovo_base.VersionedObject):
                 attrname not in self.obj_extra_fields:
             raise AttributeError("%s object has no attribute '%s'"
                                  % (self.obj_name(), attrname))
-        return ovo_base._get_attrname(attrname) in self.__dict__
+        return _ovo.stored_field_key(attrname) in self.__dict__
 
     def obj_what_changed(self):
-        changes = {name for name in self._changed_fields
+        changes = {name for name in _ovo.changed_fields(self)
                    if name in self.fields}
         values = self.__dict__
         for name in self.fields:
             # Set fields live in the instance dict; reading it directly
             # never triggers a lazy load, as the stock check never did.
-            value = values.get(ovo_base._get_attrname(name))
+            value = values.get(_ovo.stored_field_key(name))
             if isinstance(value, ovo_base.VersionedObject) and \
                     value.obj_what_changed():
                 changes.add(name)
@@ -277,7 +278,7 @@ def _cap_manifest_to_relationships(obj, target_version):
     than the target version ever carried, which would put a child of a
     version the parent's history rules out into its primitive.
     """
-    manifest = getattr(obj, '_obj_version_manifest', None)
+    manifest = _ovo.version_manifest(obj)
     if not manifest:
         return
     capped = dict(manifest)
@@ -291,7 +292,7 @@ def _cap_manifest_to_relationships(obj, target_version):
                 version_tuple(capped[child]) > version_tuple(carried):
             capped[child] = carried
     # ovo removes the stashed manifest once obj_make_compatible returns.
-    obj._obj_version_manifest = capped
+    _ovo.replace_version_manifest(obj, capped)
 
 
 class ObjectListBase(ovo_base.ObjectListBase):

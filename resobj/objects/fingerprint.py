@@ -12,6 +12,7 @@ alike, an ``ObjectField`` does not name its target class, and
 """
 
 from resobj import objects
+from resobj.objects import _ovo
 from resobj.objects._ovo import fixture as ovo_fixture
 from resobj.objects import base
 
@@ -38,7 +39,7 @@ def _describe_type(field_type):
 
 def _describe_field(field):
     return (type(field).__name__, ('read_only', field.read_only),
-            _describe_type(field._type))
+            _describe_type(_ovo.field_type(field)))
 
 
 def extra_data(obj_class):

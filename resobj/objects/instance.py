@@ -18,6 +18,8 @@ FLAVOR_FIELDS = ('flavor', 'old_flavor', 'new_flavor')
 
 # Dict-style access is deprecated; each attribute warns once per process.
 _DICT_ACCESS_WARNED = set()
+# ``get(key)`` without a default, told apart from ``get(key, None)``.
+_NO_DEFAULT = object()
 
 
 class _DeprecatedDictCompat(ovo_base.VersionedObjectDictCompat):
@@ -39,8 +41,11 @@ class _DeprecatedDictCompat(ovo_base.VersionedObjectDictCompat):
         self._warn_dict_access(name)
         super().__setitem__(name, value)
 
-    def get(self, key, value=ovo_base._NotSpecifiedSentinel):
+    def get(self, key, value=_NO_DEFAULT):
         self._warn_dict_access(key)
+        if value is _NO_DEFAULT:
+            # As the library's own default: a lazy-loaded field loads.
+            return super().get(key)
         return super().get(key, value)
 
     def update(self, updates):

@@ -55,6 +55,15 @@ class TestFingerprintBlindSpots(test_base.TestCase):
         self._assert_distinguished(fields.DictOfStringsField(),
                                    fields.DictOfNullableStringsField())
 
+    def test_enum_values(self):
+        self._assert_distinguished(fields.EnumField(['a', 'b']),
+                                   fields.EnumField(['a', 'c']))
+
+    def test_object_field_subclasses(self):
+        self._assert_distinguished(
+            fields.ObjectField('Service'),
+            fields.ObjectField('Service', subclasses=True))
+
     def test_same_field_same_fingerprint(self):
         # The extra data is deterministic, so equal definitions still hash
         # equal (or every run would look like a change).
