@@ -79,6 +79,19 @@ class TestDictCompat(test_base.TestCase):
         self.assertEqual(4096, self.instance.memory_mb)
         self.assertIn('memory_mb', self.instance.obj_what_changed())
 
+    def test_get_gives_the_default_of_an_unset_field_only(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            self.assertEqual(4, self.instance.get('vcpus', 99))
+            self.assertEqual(4, self.instance.get('vcpus'))
+            self.instance.obj_reset_changes()
+            del self.instance.vcpus
+            self.assertEqual(99, self.instance.get('vcpus', 99))
+            self.assertIsNone(self.instance.get('vcpus', None))
+            # Without a default, as an attribute: loaded, or refused.
+            self.assertRaises(exception.ObjectActionError,
+                              self.instance.get, 'vcpus')
+
     def test_unknown_key_still_fails(self):
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
