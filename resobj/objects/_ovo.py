@@ -70,3 +70,12 @@ def field_type(field):
     library's own hash sees the field's ``repr`` only.
     """
     return field._type
+
+
+def set_context(obj, context):
+    """Make ``context`` the one ``obj`` uses (its ``obj_context``).
+
+    The library sets it only when it builds an object; ``obj_context``
+    has no setter. An object filled from the DB API takes the caller's.
+    """
+    obj._context = context

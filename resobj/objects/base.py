@@ -232,7 +232,7 @@ class ResobjObject(ovo_base.VersionedObject):
             if name in skip or name not in db_row:
                 continue
             setattr(obj, name, db_row[name])
-        obj._context = context
+        _ovo.set_context(obj, context)
         obj.obj_reset_changes()
         return obj
 

@@ -128,6 +128,15 @@ class TestFieldType(test_base.TestCase):
                               ovo_fields.Object)
 
 
+class TestSetContext(_TestCase):
+
+    def test_the_object_uses_the_context_set(self):
+        context = object()
+        obj = _Parent(name='a')
+        _ovo.set_context(obj, context)
+        self.assertIs(context, obj.obj_context)
+
+
 class TestFromPrimitiveHook(test_base.TestCase):
     """``_obj_from_primitive``: the hook the library's loading calls.
 
