@@ -1,7 +1,8 @@
 """oslo.versionedobjects, imported without its import-time noise.
 
-Also the one place of the library's private names that resobj relies
-on (below the imports).
+Below the imports: the functions through which resobj reads and
+writes the library's private names (the architecture page lists them,
+with the private hook and field-type details used elsewhere).
 
 oslo.versionedobjects imports oslo.messaging, which imports eventlet and
 oslo.service; both warn at import time that eventlet is deprecated.
