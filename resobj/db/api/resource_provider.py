@@ -398,14 +398,24 @@ def get_all_by_filters(context, filters=None):
         max_unit and step_size.
 
     Unknown traits raise TraitNotFound, unknown classes
-    ResourceClassNotFound. The statements run do not grow with the
-    number of providers or allocations.
+    ResourceClassNotFound, except with an ``in_tree`` provider that does
+    not exist: nothing matches then, whatever the other filters name
+    (placement answers such a list with no providers, not a 400). The
+    statements run do not grow with the number of providers or
+    allocations.
     """
     filters = dict(filters or {})
     unknown = set(filters) - FILTERS
     if unknown:
         raise exception.Invalid(message='Unknown resource provider filters: '
                                 '%s' % ', '.join(sorted(unknown)))
+    names_looked_up = (filters.get('required_traits') or
+                       filters.get('forbidden_traits') or
+                       filters.get('resources'))
+    if filters.get('in_tree') is not None and names_looked_up and \
+            not _exists(context, sa.select(_RP.c.id).where(
+                _RP.c.uuid == filters['in_tree'])):
+        return []
     stmt = _provider_select()
     if filters.get('name') is not None:
         stmt = stmt.where(_RP.c.name == filters['name'])

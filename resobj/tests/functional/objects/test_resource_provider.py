@@ -268,6 +268,24 @@ class TestFilters(pf.ProviderTestCase):
         self.assertEqual([], self.names(in_tree=uuidutils.generate_uuid()))
         self.assertEqual([], self.names(name='root2', uuid=self.loner.uuid))
 
+    def test_unknown_tree_matches_nothing_before_names_are_checked(self):
+        # Placement looks the tree up first: a list in a tree that does
+        # not exist is empty, even when it names an unknown trait or
+        # class; in a tree that exists, those names are still errors.
+        nowhere = uuidutils.generate_uuid()
+        self.assertEqual([], self.names(in_tree=nowhere,
+                                        resources={'CUSTOM_NOPE': 1}))
+        self.assertEqual([], self.names(in_tree=nowhere,
+                                        required_traits=[{'CUSTOM_NOPE'}]))
+        self.assertEqual([], self.names(in_tree=nowhere,
+                                        forbidden_traits={'CUSTOM_NOPE'}))
+        self.assertRaises(exception.ResourceClassNotFound, self.names,
+                          in_tree=self.root1.uuid,
+                          resources={'CUSTOM_NOPE': 1})
+        self.assertRaises(exception.TraitNotFound, self.names,
+                          in_tree=self.child1.uuid,
+                          required_traits=[{'CUSTOM_NOPE'}])
+
     def test_member_of_is_and_of_ors_of_the_providers_own(self):
         # child1 is not in AGG1 though its root is: as in placement, a
         # provider list counts a provider's own aggregates only.
