@@ -71,8 +71,9 @@ def _consumer(version, post=False):
         properties.update(project_id=_EXTERNAL_ID, user_id=_EXTERNAL_ID)
         required += ['project_id', 'user_id']
     if version >= (1, 28):
-        properties['consumer_generation'] = {
-            'type': ['integer', 'null'], 'minimum': 0}
+        # No minimum: placement takes any integer, and one that is not
+        # the consumer's generation is a conflict (409), not a 400.
+        properties['consumer_generation'] = {'type': ['integer', 'null']}
         required.append('consumer_generation')
     if version >= (1, 34):
         properties['mappings'] = _MAPPINGS
