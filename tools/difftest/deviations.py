@@ -29,7 +29,6 @@ NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
 LEFTOVER_CONSUMER = 'leftover-consumer'
 LAST_MODIFIED = 'last-modified-always'
 FORBIDDEN_TWICE = 'trait-name-with-two-bangs'
-UNKNOWN_CLASS_WITH_FILTERS = 'unknown-class-with-filters'
 VERSION_BEFORE_CONTENT_TYPE = 'version-before-content-type'
 UUID_KEY_PATTERN = 'uuid-key-pattern'
 EMPTY_PROVIDER_NAME = 'empty-provider-name'
@@ -40,7 +39,7 @@ OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
-       UNKNOWN_CLASS_WITH_FILTERS, OLD_PROVIDERS_BUMPED,
+       OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
        LIMITED_CANDIDATES)
 
@@ -160,10 +159,6 @@ def _other_limited_candidates(req, ref, res, diffs):
                     for path, _, _ in diffs))
 
 
-def _unknown_class(detail):
-    return (detail or '').rpartition(' ')[2].rstrip('.')
-
-
 def _answer_deviation(req, ref, res, diffs):
     """A deviation that explains every difference of one answer."""
     if req.get('deviation') in ALL:
@@ -181,17 +176,6 @@ def _answer_deviation(req, ref, res, diffs):
             and "Invalid trait name '!" in (res_error[2] or '')):
         # required=!!NAME: placement reads a trait named "!NAME".
         return FORBIDDEN_TWICE
-    if (res_error and res_error[0] == 400
-            and req['path'].startswith('/resource_providers?')
-            and ('required=' in req['path'] or 'member_of=' in req['path'])
-            and ref['status'] == 200
-            and ref['body'] == {'resource_providers': []}
-            and (res_error[2] or '').endswith(
-                'Invalid resource class in resources parameter: No such '
-                'resource class %s.' % _unknown_class(res_error[2]))):
-        # Placement answers an unknown class with no providers when
-        # required= or member_of= leave none, with a 400 otherwise.
-        return UNKNOWN_CLASS_WITH_FILTERS
     if _other_limited_candidates(req, ref, res, diffs):
         return LIMITED_CANDIDATES
     ref_error, res_error = _error(ref), _error(res)

@@ -371,6 +371,32 @@ def get_traits(context, provider_id):
         .order_by(_TRAIT.c.id)).scalars())
 
 
+def _nothing_to_list(context, filters, required_ids, missing):
+    """Whether placement lists no providers instead of raising ``missing``.
+
+    Placement looks the filters up in an order, and answers an empty
+    list as soon as one leaves no provider, before it reaches the names
+    that do not exist: a tree that does not exist (before any name), then,
+    for an unknown class, the aggregates (``member_of`` alone) or the
+    required traits (alone) that no provider has. Only run once a name
+    is found unknown, so that a valid list costs no statement more.
+    """
+    tree = filters.get('in_tree')
+    if tree is not None and not _exists(
+            context, sa.select(_RP.c.id).where(_RP.c.uuid == tree)):
+        return True
+    if not isinstance(missing, exception.ResourceClassNotFound):
+        return False
+    member_of = filters.get('member_of') or ()
+    if member_of and not _exists(context, sa.select(_RP.c.id).where(*[
+            sql.in_aggregates(any_of, through_root=False)
+            for any_of in member_of])):
+        return True
+    return bool(required_ids) and not _exists(
+        context, sa.select(_RP.c.id).where(*[
+            sql.with_any_trait(any_of) for any_of in required_ids]))
+
+
 @facade.reader
 def get_all_by_filters(context, filters=None):
     """Providers matching every filter given, ordered by id.
@@ -398,9 +424,8 @@ def get_all_by_filters(context, filters=None):
         max_unit and step_size.
 
     Unknown traits raise TraitNotFound, unknown classes
-    ResourceClassNotFound, except with an ``in_tree`` provider that does
-    not exist: nothing matches then, whatever the other filters name
-    (placement answers such a list with no providers, not a 400). The
+    ResourceClassNotFound, but where placement answers no providers
+    instead (see :func:`_nothing_to_list`): then the list is empty. The
     statements run do not grow with the number of providers or
     allocations.
     """
@@ -409,13 +434,6 @@ def get_all_by_filters(context, filters=None):
     if unknown:
         raise exception.Invalid(message='Unknown resource provider filters: '
                                 '%s' % ', '.join(sorted(unknown)))
-    names_looked_up = (filters.get('required_traits') or
-                       filters.get('forbidden_traits') or
-                       filters.get('resources'))
-    if filters.get('in_tree') is not None and names_looked_up and \
-            not _exists(context, sa.select(_RP.c.id).where(
-                _RP.c.uuid == filters['in_tree'])):
-        return []
     stmt = _provider_select()
     if filters.get('name') is not None:
         stmt = stmt.where(_RP.c.name == filters['name'])
@@ -433,18 +451,27 @@ def get_all_by_filters(context, filters=None):
     required = [set(any_of) for any_of in
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())
-    if required or forbidden:
-        # One lookup for every trait named, however many filters name it.
-        ids = trait_db.ids_by_names(
-            context, set().union(forbidden, *required))
-        for any_of in required:
-            stmt = stmt.where(sql.with_any_trait(ids[n] for n in any_of))
-        if forbidden:
-            stmt = stmt.where(~sql.with_any_trait(
-                ids[n] for n in forbidden))
     resources = filters.get('resources') or {}
-    if resources:
-        rc_ids = rc_db.ids_by_names(context, resources)
-        for name, amount in sorted(resources.items()):
-            stmt = stmt.where(sql.with_room(rc_ids[name], amount))
+    required_ids = []
+    try:
+        if required or forbidden:
+            # One lookup for every trait named, however many filters
+            # name it.
+            ids = trait_db.ids_by_names(
+                context, set().union(forbidden, *required))
+            required_ids = [[ids[n] for n in any_of] for any_of in required]
+            for any_of in required_ids:
+                stmt = stmt.where(sql.with_any_trait(any_of))
+            if forbidden:
+                stmt = stmt.where(~sql.with_any_trait(
+                    ids[n] for n in forbidden))
+        if resources:
+            rc_ids = rc_db.ids_by_names(context, resources)
+            for name, amount in sorted(resources.items()):
+                stmt = stmt.where(sql.with_room(rc_ids[name], amount))
+    except (exception.TraitNotFound,
+            exception.ResourceClassNotFound) as missing:
+        if _nothing_to_list(context, filters, required_ids, missing):
+            return []
+        raise
     return utils.fetch_all(context, stmt.order_by(_RP.c.id))

@@ -139,21 +139,6 @@ class TestClassify(unittest.TestCase):
             list(classify(req, answer(200, {'resource_providers': []}),
                           res)[0]))
 
-    def test_unknown_class_with_required(self):
-        req = generate.request(
-            'GET', '/resource_providers?required=A&resources=NOPE:1', '1.27')
-        ref = answer(200, {'resource_providers': []})
-        res = answer(400, error(400, 'Invalid resource class in resources '
-                                     'parameter: No such resource class '
-                                     'NOPE.'))
-        self.assertEqual([deviations.UNKNOWN_CLASS_WITH_FILTERS],
-                         list(classify(req, ref, res)[0]))
-        # Without required= or member_of= placement's 400 is the same: no
-        # deviation.
-        req = generate.request('GET', '/resource_providers?resources=NOPE:1',
-                               '1.27')
-        self.assertEqual({}, classify(req, ref, res)[0])
-
     def test_a_newer_route_before_the_content_type(self):
         req = generate.request('PUT', '/resource_providers/%s/aggregates'
                                % RP_A, '1.0', [])

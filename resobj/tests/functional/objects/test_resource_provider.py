@@ -286,6 +286,42 @@ class TestFilters(pf.ProviderTestCase):
                           in_tree=self.child1.uuid,
                           required_traits=[{'CUSTOM_NOPE'}])
 
+    def test_unknown_class_after_aggregates_or_traits_that_match_none(self):
+        # Then placement matches the aggregates alone and the required
+        # traits alone: if either leaves no provider, the list is empty
+        # before the unknown class is an error.
+        nope = {'CUSTOM_NOPE': 1}
+        unknown_agg = uuidutils.generate_uuid()
+        self.assertEqual([], self.names(member_of=[[unknown_agg]],
+                                        resources=nope))
+        self.assertEqual([], self.names(member_of=[[AGG1], [AGG2]],
+                                        resources=nope))
+        self.assertEqual([], self.names(
+            required_traits=[{'HW_CPU_X86_SSE2'}], resources=nope))
+        self.assertEqual([], self.names(
+            required_traits=[{'HW_CPU_X86_AVX2'}, {'HW_CPU_X86_SSE2'}],
+            resources=nope))
+        # Each alone matches some provider, though together none: the
+        # class is looked up, and unknown.
+        self.assertEqual([], self.names(
+            member_of=[[AGG1]], required_traits=[{'HW_CPU_X86_SSE'}]))
+        self.assertRaises(exception.ResourceClassNotFound, self.names,
+                          member_of=[[AGG1]],
+                          required_traits=[{'HW_CPU_X86_SSE'}],
+                          resources=nope)
+        # Forbidden aggregates and traits, a name or a uuid do not count.
+        self.assertRaises(exception.ResourceClassNotFound, self.names,
+                          forbidden_aggregates=[AGG1, AGG2, AGG3],
+                          forbidden_traits={'HW_CPU_X86_SSE'},
+                          resources=nope)
+        self.assertRaises(exception.ResourceClassNotFound, self.names,
+                          name='nobody', resources=nope)
+        # An unknown trait is an error before the aggregates are matched.
+        self.assertRaises(exception.TraitNotFound, self.names,
+                          member_of=[[unknown_agg]],
+                          required_traits=[{'CUSTOM_NOPE'}],
+                          resources=nope)
+
     def test_member_of_is_and_of_ors_of_the_providers_own(self):
         # child1 is not in AGG1 though its root is: as in placement, a
         # provider list counts a provider's own aggregates only.
