@@ -18,7 +18,6 @@ from resobj.api.schemas import common
 _UUID_RE = re.compile(
     r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
     r'[0-9a-fA-F]{12}\Z')
-_NAME_RE = re.compile(r'^[A-Z0-9_]+\Z')
 
 
 def bad_value(detail):
@@ -32,15 +31,21 @@ _BADLY_FORMED = ('Badly formed resources parameter. Expected resources '
 
 
 def resources(value):
-    """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}."""
+    """``VCPU:2,DISK_GB:10`` -> {'VCPU': 2, 'DISK_GB': 10}.
+
+    As placement reads it: each item is a name and an amount, the item
+    quoted when it is not; a name is taken as written (``vcpu``,
+    `` VCPU``), and one that names no class is an unknown class when it
+    is looked up, not a malformed value.
+    """
     result = {}
     if not value:
         raise bad_value(_BADLY_FORMED % 'empty string')
     for item in value.split(','):
-        name, sep, amount = item.partition(':')
-        name = name.strip()
-        if not sep or not _NAME_RE.match(name):
-            raise bad_value(_BADLY_FORMED % value)
+        parts = item.split(':')
+        if len(parts) != 2:
+            raise bad_value(_BADLY_FORMED % item)
+        name, amount = parts
         try:
             amount = int(amount)
         except ValueError:
@@ -137,7 +142,12 @@ def required(values, version, param='required', conflicts=True):
                 raise bad_value(
                     _FORM % 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC'
                     + 'Got an empty trait in: %s' % value)
-            _check_traits(names, value)
+            if any(name.startswith('!') for name in names):
+                # Placement's words.
+                raise bad_value(
+                    "Invalid query string parameters: The format "
+                    "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support "
+                    "forbidden traits. Got: %s" % value)
             any_of.append(set(names))
             continue
         names, more_forbidden = _traits(value, 'required',
@@ -181,7 +191,9 @@ def _traits(value, param, forbidden_ok=True):
     form = _FORM % ('HW_CPU_X86_VMX,%sCUSTOM_MAGIC'
                     % ('!' if forbidden_ok else ''))
     for name in (n.strip() for n in value.split(',')):
-        if not name:
+        # ``!`` alone (or ``!!``) is an empty name too, in placement's
+        # words.
+        if not name.lstrip('!'):
             raise bad_value(form + 'Got an empty trait in: %s' % value)
         if name.startswith('!'):
             if not forbidden_ok:

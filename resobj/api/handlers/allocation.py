@@ -22,18 +22,25 @@ INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
 
 
 def _consumer_uuid(req):
+    """The URL's consumer uuid as the database stores it, or None.
+
+    None when it is no uuid: no consumer has it. Placement reads such a
+    consumer's allocations as empty and finds none to delete (a 404),
+    and refuses to write them (a 400).
+    """
     try:
         return query.canonical_uuid(req.urlvars['consumer_uuid'])
     except ValueError:
-        raise errors.bad_request('Malformed consumer uuid %s'
-                                 % req.urlvars['consumer_uuid'])
+        return None
 
 
 def list_for_consumer(req):
     util.authorize(req, policies.LIST)
     version = util.version(req)
-    view = alloc_obj.get_consumer_view(util.context(req),
-                                       _consumer_uuid(req))
+    consumer_uuid = _consumer_uuid(req)
+    if consumer_uuid is None:
+        return util.respond(req, {'allocations': {}})
+    view = alloc_obj.get_consumer_view(util.context(req), consumer_uuid)
     if not view['allocations']:
         return util.respond(req, {'allocations': {}})
     data = {'allocations': view['allocations']}
@@ -128,7 +135,12 @@ def set_allocations_for_consumer(req):
     util.authorize(req, policies.UPDATE)
     version = util.version(req)
     data = util.json_body(req, common.for_version(schema.put, version))
-    return _replace(req, {_consumer_uuid(req): data})
+    consumer_uuid = _consumer_uuid(req)
+    if consumer_uuid is None:
+        # Placement's words.
+        raise errors.bad_request('Malformed consumer_uuid: %s'
+                                 % req.urlvars['consumer_uuid'])
+    return _replace(req, {consumer_uuid: data})
 
 
 @microversion.available((1, 13))
@@ -143,9 +155,12 @@ def set_allocations(req):
 def delete_allocations(req):
     util.authorize(req, policies.DELETE)
     consumer_uuid = _consumer_uuid(req)
+    # Placement's words.
+    none_found = "No allocations for consumer '%s'"
+    if consumer_uuid is None:
+        raise errors.not_found(none_found % req.urlvars['consumer_uuid'])
     try:
         alloc_obj.AllocationList.delete_all(util.context(req), consumer_uuid)
     except exception.ConsumerNotFound:
-        raise errors.not_found("No allocations for consumer '%s'"
-                               % consumer_uuid)
+        raise errors.not_found(none_found % consumer_uuid)
     return util.respond(req, status=204)

@@ -124,13 +124,19 @@ def _check_resourceless(groups, subtrees):
             errors.QUERY_BAD_VALUE)
 
 
-def _check_subtree_suffixes(groups, subtrees):
-    """400 for a same_subtree suffix that names no group."""
-    known = sorted(g.suffix for g in groups)
-    # Every suffix of the request is known, also the unsuffixed group's
-    # (''), as placement lists them.
-    if '' not in known:
-        known.insert(0, '')
+def _check_subtree_suffixes(req, version, subtrees):
+    """400 for a same_subtree suffix that names no group.
+
+    The detail lists the request's suffixes as placement does: in the
+    order they first appear in the query string, with '' where the
+    unsuffixed group's parameters first appear, if it has any.
+    """
+    other = schema.query(version)['properties']
+    known = []
+    for key in req.GET.keys():
+        split = None if key in other else _split(key, version)
+        if split is not None and split[1] not in known:
+            known.append(split[1])
     for suffixes in subtrees:
         unknown = [suffix for suffix in suffixes if suffix not in known]
         if unknown:
@@ -223,7 +229,7 @@ def parse(req, version):
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
-    _check_subtree_suffixes(groups, subtrees)
+    _check_subtree_suffixes(req, version, subtrees)
     limit = int(params['limit']) if 'limit' in params else None
     return CandidateQuery(groups, limit, policy, root_required,
                           root_forbidden, subtrees)

@@ -91,9 +91,10 @@ def list_resource_providers(req):
                         repeatable=('member_of', 'required'),
                         last_of=_LAST_VALUE_ONLY)
     filters = {}
-    for key in ('name',):
-        if key in params:
-            filters[key] = params[key]
+    # An empty name filters nothing, as in placement (no provider has
+    # one here: a name may not be empty).
+    if params.get('name'):
+        filters['name'] = params['name']
     if 'uuid' in params:
         filters['uuid'] = query.uuid(params['uuid'], 'uuid')
     if 'in_tree' in params:

@@ -14,7 +14,7 @@ _MAPPINGS = {
     'type': 'object',
     # As in placement: an empty mapping is refused, not ignored.
     'minProperties': 1,
-    'patternProperties': {r'^_?[A-Za-z0-9_-]{0,64}\Z': {
+    'patternProperties': {r'^_?[a-zA-Z0-9_-]{0,64}\Z': {
         'type': 'array', 'minItems': 1,
         'items': common.UUID, 'uniqueItems': True}},
     'additionalProperties': False,

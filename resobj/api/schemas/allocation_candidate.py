@@ -2,10 +2,10 @@
 
 import re
 
-# Granular group suffixes: digits from 1.25, any [A-Za-z0-9_-]{1,64}
+# Granular group suffixes: digits from 1.25, any [a-zA-Z0-9_-]{1,64}
 # from 1.33.
 SUFFIX_1_25 = re.compile(r'^[1-9][0-9]*\Z')
-SUFFIX_1_33 = re.compile(r'^[A-Za-z0-9_-]{1,64}\Z')
+SUFFIX_1_33 = re.compile(r'^[a-zA-Z0-9_-]{1,64}\Z')
 GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
 # The most request groups one search takes. A server asks for one per
 # port or device with resources of its own: a few, tens at most. The
