@@ -168,11 +168,17 @@ _PARENT_FAULTS = {
 }
 
 
+def _exists(req, uuid):
+    try:
+        rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
+    except exception.ResourceProviderNotFound:
+        return False
+    return True
+
+
 def _which_exists(req, rp):
     """Placement's 409 detail: whether the uuid or the name is taken."""
-    try:
-        rp_obj.ResourceProvider.get_by_uuid(util.context(req), rp.uuid)
-    except exception.ResourceProviderNotFound:
+    if not _exists(req, rp.uuid):
         return ('Conflicting resource provider name: %s already exists.'
                 % rp.name)
     return ('Conflicting resource provider uuid: %s already exists.'
@@ -198,7 +204,13 @@ def update_resource_provider(req):
         parent = query.canonical_uuid(parent) if parent else None
         if parent != rp.parent_provider_uuid:
             if rp.parent_provider_uuid is not None and version < (1, 37):
-                # Re-parenting and un-parenting came with 1.37.
+                # Re-parenting and un-parenting came with 1.37; but a
+                # parent that does not exist is reported first, as
+                # placement does.
+                if parent is not None and not _exists(req, parent):
+                    raise errors.bad_request(_SAVE_FAILED % (
+                        rp.uuid, 'create failed because: parent provider '
+                        'UUID does not exist.'))
                 raise errors.bad_request(_SAVE_FAILED % (
                     rp.uuid, 'update failed because: %s-parenting a '
                     'provider is not currently allowed.' % (
