@@ -66,16 +66,6 @@ def _action(req):
     return 'create' if req.method == 'POST' else 'update'
 
 
-def _write(req, rp, call, *args):
-    """Run an inventory write; unknown classes are the client's error."""
-    try:
-        return call(*args)
-    except exception.ResourceClassNotFound as exc:
-        raise errors.bad_request(
-            'Unable to %s inventory for resource provider %s: %s'
-            % (_action(req), rp.uuid, exc))
-
-
 def get_inventories(req):
     util.authorize(req, policies.LIST)
     rp = rp_handler.get_provider(req, _NOT_FOUND)
@@ -90,7 +80,13 @@ def create_inventory(req):
     rp = rp_handler.get_provider(req)
     data = util.json_body(req, schema.POST)
     inventory = build(req, rp, data['resource_class'], data)
-    _write(req, rp, rp.add_inventory, inventory)
+    try:
+        rp.add_inventory(inventory)
+    except exception.ResourceClassNotFound as exc:
+        # Placement's words here.
+        raise errors.bad_request(
+            'Unable to create inventory for resource provider %s: %s'
+            % (rp.uuid, exc))
     return util.respond(req, _one(rp, inventory), status=201, headers={
         'Location': _location(rp, inventory.resource_class)})
 
@@ -107,7 +103,12 @@ def set_inventories(req):
     inventories = inv_obj.InventoryList(util.context(req), objects=sorted(
         built, key=lambda inventory: inventory.resource_class))
     try:
-        _write(req, rp, rp.set_inventory, inventories)
+        rp.set_inventory(inventories)
+    except exception.ResourceClassNotFound as exc:
+        # Placement's words here.
+        raise errors.bad_request(
+            'Unknown resource class in inventory for resource provider '
+            '%s: %s' % (rp.uuid, exc))
     except exception.InventoryInUse as exc:
         # Placement's words here.
         raise errors.conflict('update conflict: %s'
@@ -152,7 +153,10 @@ def update_inventory(req):
     resource_class = req.urlvars['resource_class']
     inventory = build(req, rp, resource_class, data)
     try:
-        _write(req, rp, rp.update_inventory, inventory)
+        rp.update_inventory(inventory)
+    except exception.ResourceClassNotFound as exc:
+        # The class is the URL's: placement answers that it is not found.
+        raise errors.not_found(str(exc))
     except exception.InventoryNotFound:
         raise errors.bad_request(
             'No inventory record with resource class for resource provider '

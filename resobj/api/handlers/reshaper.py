@@ -51,7 +51,8 @@ def reshape(req):
     except exception.ResourceProviderNotFound as exc:
         raise errors.bad_request(str(exc), errors.PROVIDER_NOT_FOUND)
     except exception.ResourceClassNotFound as exc:
-        raise errors.bad_request(str(exc))
+        # Placement's words.
+        raise errors.bad_request('malformed reshaper data: %s' % exc)
     except exception.InventoryInUse as exc:
         # Placement's words here.
         raise errors.conflict('update conflict: %s'

@@ -39,9 +39,10 @@ PUT_ALL = {
     'properties': {
         'resource_provider_generation': common.GENERATION,
         'inventories': {
+            # Any name, as in placement: one that no class has is an
+            # unknown class when it is looked up.
             'type': 'object',
-            'patternProperties': {r'^[A-Z0-9_]+\Z': _INVENTORY},
-            'additionalProperties': False,
+            'additionalProperties': _INVENTORY,
         },
     },
     'required': ['resource_provider_generation', 'inventories'],

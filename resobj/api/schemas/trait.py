@@ -12,8 +12,10 @@ LIST_QUERY = {
 PUT_PROVIDER_TRAITS = {
     'type': 'object',
     'properties': {
-        'traits': {'type': 'array', 'items': common.TRAIT,
-                   'uniqueItems': True},
+        # As placement: a name twice is one trait, and a name no trait
+        # has (whatever its form) is an unknown trait.
+        'traits': {'type': 'array',
+                   'items': {'type': 'string', 'maxLength': 255}},
         'resource_provider_generation': common.GENERATION,
     },
     'required': ['traits', 'resource_provider_generation'],
