@@ -127,7 +127,13 @@ def _replace(req, consumers):
             "Allocation for resource provider '%s' that does not exist."
             % exc.kwargs.get('key', ''))
     except exception.ResourceClassNotFound as exc:
-        raise errors.bad_request('Unable to allocate inventory: %s' % exc)
+        # Placement's words, which differ by route.
+        if req.method == 'PUT':
+            (consumer_uuid,) = consumers
+            raise errors.bad_request(
+                'Unable to allocate inventory for consumer %s: %s'
+                % (consumer_uuid, exc))
+        raise errors.bad_request('Unable to allocate inventory %s' % exc)
     return util.respond(req, status=204)
 
 

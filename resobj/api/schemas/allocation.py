@@ -14,9 +14,9 @@ _MAPPINGS = {
     'type': 'object',
     # As in placement: an empty mapping is refused, not ignored.
     'minProperties': 1,
+    # A provider listed twice for one group is taken, as in placement.
     'patternProperties': {r'^_?[a-zA-Z0-9_-]{0,64}\Z': {
-        'type': 'array', 'minItems': 1,
-        'items': common.UUID, 'uniqueItems': True}},
+        'type': 'array', 'minItems': 1, 'items': common.UUID}},
     'additionalProperties': False,
 }
 
