@@ -183,8 +183,9 @@ def _path(req):
 
 # Accept values that take JSON, as every client of the API sends them:
 # answered without webob's parse of the header, which costs about as
-# much as the rest of this function's checks together.
-_ACCEPTS_JSON = frozenset(['application/json', '*/*'])
+# much as the rest of this function's checks together. An empty one
+# takes anything, as in placement.
+_ACCEPTS_JSON = frozenset(['application/json', '*/*', ''])
 
 
 def _check_content(req):

@@ -54,15 +54,19 @@ class UnacceptableVersion(ValueError):
 
 
 def _placement_value(header):
-    """The placement part of a header that may name several services."""
+    """The placement part of a header that may name several services.
+
+    As placement reads the header: each comma-separated part is a
+    service and what follows it (``placement 1.2 x`` names the version
+    ``1.2 x``, a malformed one); a part that names no version is
+    skipped, and of several naming placement the last one counts.
+    """
+    found = None
     for part in header.split(','):
-        words = part.strip().split()
-        if words and words[0].lower() == SERVICE_TYPE:
-            if len(words) != 2:
-                raise MalformedVersion(
-                    'invalid version string: %s' % part.strip())
-            return words[1]
-    return None
+        words = part.split(None, 1)
+        if len(words) == 2 and words[0].lower() == SERVICE_TYPE:
+            found = words[1].strip()
+    return found
 
 
 def _why_malformed(value):

@@ -12,7 +12,10 @@ From the outside in, as placement has them:
    returns it in ``X-OpenStack-Request-ID``, error or not.
 3. ``cors`` -- answers a browser's preflight from an origin in ``[cors]
    allowed_origin`` itself, before authentication (a preflight carries
-   no token), and adds the CORS headers to the actual responses.
+   no token), and adds the CORS headers to the actual responses. Left
+   out, as placement leaves it out, when no origin is allowed: it would
+   answer every ``OPTIONS`` with an empty 200, where the routes answer
+   405 and name the methods they allow.
 
 Inside them the application negotiates the microversion, authenticates
 and dispatches (``resobj.api.app``).
@@ -62,7 +65,9 @@ def wrap(app, conf):
     """``app`` behind the standard middleware, configured from ``conf``."""
     # Each is given the ConfigOpts: without it oslo.middleware reads the
     # process-wide cfg.CONF.
-    app = cors.CORS(app, conf)
+    # Read once, at start-up, as the proxy option below.
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
     app = request_id.RequestId(app, conf)
     if not conf.oslo_middleware.enable_proxy_headers_parsing:
         # Disabled, the middleware passes every request through

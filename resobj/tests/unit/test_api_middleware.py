@@ -109,6 +109,15 @@ class TestMiddleware(base.TestCase):
         app = api_app.Application(conf.conf)
         resp = self._preflight(app, ORIGIN)
         self.assertNotIn('Access-Control-Allow-Origin', resp.headers)
+        # Not answered before authentication, as a preflight is with
+        # CORS.
+        self.assertEqual(401, resp.status_int)
+        # As placement, without CORS an OPTIONS is a method the route
+        # does not have, whatever its headers.
+        resp = self._preflight(app, ORIGIN, **{'X-Auth-Token': 'admin'})
+        self.assertEqual(405, resp.status_int)
+        self.assertEqual('GET, PUT, DELETE', resp.headers['Allow'])
+        self.assertEqual(405, self._send(app, '/', 'OPTIONS').status_int)
 
     def test_request_id_is_returned_and_in_the_error_body(self):
         resp = self._send(self._app(), '/resource_providers')
