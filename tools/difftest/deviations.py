@@ -33,6 +33,7 @@ VERSION_BEFORE_CONTENT_TYPE = 'version-before-content-type'
 UUID_KEY_PATTERN = 'uuid-key-pattern'
 EMPTY_PROVIDER_NAME = 'empty-provider-name'
 LIMITED_CANDIDATES = 'limit-picks-other-candidates'
+REFERENCE_AMOUNTS = 'reference-amounts-above-the-request'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
@@ -41,7 +42,7 @@ ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
        OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
-       LIMITED_CANDIDATES)
+       LIMITED_CANDIDATES, REFERENCE_AMOUNTS)
 
 
 def _is_page(normalised):
@@ -159,6 +160,60 @@ def _other_limited_candidates(req, ref, res, diffs):
                     for path, _, _ in diffs))
 
 
+def _requested_totals(path):
+    """{class: amount} a candidate request asks for, all groups summed."""
+    totals = {}
+    query = path.split('?', 1)[1] if '?' in path else ''
+    for param in query.split('&'):
+        name, _, value = param.partition('=')
+        if not re.match(r'^resources([a-zA-Z0-9_-]*)$', name):
+            continue
+        for item in value.split(','):
+            rc, _, amount = item.partition(':')
+            totals[rc] = totals.get(rc, 0) + int(amount)
+    return totals
+
+
+def _candidate_totals(candidate):
+    totals = {}
+    for part in candidate.get('allocations', {}).values():
+        for rc, amount in part.get('resources', {}).items():
+            totals[rc] = totals.get(rc, 0) + amount
+    return totals
+
+
+def _reference_amounts_above_the_request(req, ref, res):
+    """Placement's candidates allocate more than the request asks for.
+
+    With several groups asking for one class, placement 16.0.0 can add a
+    group's amount to a provider's more than once (its candidates total
+    more of the class than all the groups ask for together); resobj's
+    total exactly what is asked. Recognised when both list as many
+    candidates, with the same mappings, every one of resobj's totals the
+    request's amounts and some of placement's more.
+    """
+    if (not req['path'].startswith('/allocation_candidates?')
+            or not ref['status'] == res['status'] == 200):
+        return False
+    a, b = [answer['body'].get('allocation_requests')
+            if isinstance(answer['body'], dict) else None
+            for answer in (ref, res)]
+    if not (isinstance(a, list) and isinstance(b, list)
+            and len(a) == len(b)):
+        return False
+    try:
+        asked = _requested_totals(req['path'])
+    except ValueError:
+        return False
+    if sorted(json.dumps(c.get('mappings'), sort_keys=True) for c in a) != \
+            sorted(json.dumps(c.get('mappings'), sort_keys=True) for c in b):
+        return False
+    if any(_candidate_totals(c) != asked for c in b):
+        return False
+    return any(amount > asked.get(rc, 0)
+               for c in a for rc, amount in _candidate_totals(c).items())
+
+
 def _answer_deviation(req, ref, res, diffs):
     """A deviation that explains every difference of one answer."""
     if req.get('deviation') in ALL:
@@ -178,6 +233,8 @@ def _answer_deviation(req, ref, res, diffs):
         return FORBIDDEN_TWICE
     if _other_limited_candidates(req, ref, res, diffs):
         return LIMITED_CANDIDATES
+    if _reference_amounts_above_the_request(req, ref, res):
+        return REFERENCE_AMOUNTS
     ref_error, res_error = _error(ref), _error(res)
     if (ref_error and res_error and ref_error[0] == 415
             and res_error[0] == 404

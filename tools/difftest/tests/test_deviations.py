@@ -194,6 +194,35 @@ class TestClassify(unittest.TestCase):
                            'provider_summaries': {}})
         self.assertEqual({}, classify(req, ref, res)[0])
 
+    def test_reference_amounts_above_the_request(self):
+        req = generate.request(
+            'GET', '/allocation_candidates?resources=MEMORY_MB:1,VCPU:2'
+            '&resources1=MEMORY_MB:1&group_policy=isolate', '1.38')
+        mappings = {'': [RP_A, RP_B], '1': [RP_A]}
+
+        def candidates(a_memory, b_memory):
+            return {'allocation_requests': [{'mappings': mappings,
+                                             'allocations': {
+                RP_A: {'resources': {'VCPU': 2, 'MEMORY_MB': a_memory}},
+                RP_B: {'resources': {'MEMORY_MB': b_memory}}}}],
+                'provider_summaries': {}}
+
+        # Placement 16.0.0 answered 3 where the groups ask 1 + 1.
+        ref = answer(200, candidates(1, 3))
+        res = answer(200, candidates(1, 1))
+        self.assertEqual([deviations.REFERENCE_AMOUNTS],
+                         list(classify(req, ref, res)[0]))
+        # Not when resobj's amounts are not the request's either, nor
+        # when the mappings differ, nor when placement's are right.
+        self.assertEqual({}, classify(req, ref, answer(
+            200, candidates(2, 1)))[0])
+        other = candidates(1, 1)
+        other['allocation_requests'][0]['mappings'] = {'': [RP_A],
+                                                       '1': [RP_B]}
+        self.assertEqual({}, classify(req, ref, answer(200, other))[0])
+        self.assertEqual({}, classify(req, answer(200, candidates(2, 0)),
+                                      res)[0])
+
     def test_duplicate_inventory_on_postgresql(self):
         ref = answer(409, error(409, 'Update conflict: (psycopg2.errors.'
                                      'UniqueViolation) duplicate key'))
