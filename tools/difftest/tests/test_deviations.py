@@ -201,11 +201,12 @@ class TestClassify(unittest.TestCase):
         mappings = {'': [RP_A, RP_B], '1': [RP_A]}
 
         def candidates(a_memory, b_memory):
-            return {'allocation_requests': [{'mappings': mappings,
-                                             'allocations': {
+            allocations = {
                 RP_A: {'resources': {'VCPU': 2, 'MEMORY_MB': a_memory}},
-                RP_B: {'resources': {'MEMORY_MB': b_memory}}}}],
-                'provider_summaries': {}}
+                RP_B: {'resources': {'MEMORY_MB': b_memory}}}
+            return {'allocation_requests': [{'mappings': mappings,
+                                             'allocations': allocations}],
+                    'provider_summaries': {}}
 
         # Placement 16.0.0 answered 3 where the groups ask 1 + 1.
         ref = answer(200, candidates(1, 3))
