@@ -178,9 +178,11 @@ def delete_inventory(req):
             'No inventory of class %s found for delete: No inventory of '
             'class %s found for delete' % (resource_class, resource_class))
     except exception.InventoryInUse as exc:
-        # Placement's words here.
+        # Placement's words here, and its code: on this route it is the
+        # one of a concurrent update, not placement.inventory.inuse as on
+        # the others.
         raise errors.conflict('Unable to delete inventory of class %s: %s'
                               % (resource_class,
                                  errors.placement_detail(exc)),
-                              errors.INVENTORY_INUSE)
+                              errors.CONCURRENT_UPDATE)
     return util.respond(req, status=204)

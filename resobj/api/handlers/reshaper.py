@@ -20,9 +20,11 @@ def _provider(req, uuid):
     try:
         return rp_obj.ResourceProvider.get_by_uuid(util.context(req), uuid)
     except exception.ResourceProviderNotFound:
+        # Placement's words.
         raise errors.bad_request(
-            'Resource provider %s in the reshape request does not exist.'
-            % uuid, errors.PROVIDER_NOT_FOUND)
+            'Resource provider %s in inventories not found: No resource '
+            'provider with uuid %s found' % (uuid, uuid),
+            errors.PROVIDER_NOT_FOUND)
 
 
 @microversion.available((1, 30))
@@ -31,13 +33,18 @@ def reshape(req):
     version = util.version(req)
     data = util.json_body(req, common.for_version(schema.post, version))
     ctx = util.context(req)
-    inventories = {}
-    for uuid, part in sorted(data['inventories'].items()):
-        rp = _provider(req, query.canonical_uuid(uuid))
+    # Checked in the order of the body, as placement reports the first
+    # unknown provider or stale generation; built in uuid order.
+    providers = {}
+    for uuid, part in data['inventories'].items():
+        rp = providers[uuid] = _provider(req, query.canonical_uuid(uuid))
         rp_handler.check_generation(
             rp, part['resource_provider_generation'],
             'resource provider generation conflict for provider %(uuid)s: '
             'actual: %(actual)d, given: %(given)d')
+    inventories = {}
+    for uuid, part in sorted(data['inventories'].items()):
+        rp = providers[uuid]
         inventories[rp] = inv_obj.InventoryList(ctx, objects=[
             inv_handler.build(req, rp, rc, values)
             for rc, values in sorted(part['inventories'].items())])
@@ -49,7 +56,12 @@ def reshape(req):
                          consumer_generations=generations or None,
                          emptied=emptied)
     except exception.ResourceProviderNotFound as exc:
-        raise errors.bad_request(str(exc), errors.PROVIDER_NOT_FOUND)
+        # The inventories' providers were found above: this is one an
+        # allocation names. Placement's words and code, as for a write of
+        # allocations.
+        raise errors.bad_request(
+            "Allocation for resource provider '%s' that does not exist."
+            % exc.kwargs.get('key', ''))
     except exception.ResourceClassNotFound as exc:
         # Placement's words.
         raise errors.bad_request('malformed reshaper data: %s' % exc)
