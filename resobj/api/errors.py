@@ -183,6 +183,9 @@ def _wording():
         exc.ResourceClassCannotDeleteStandard:
             'Error in delete resource class: Cannot delete standard '
             'resource class %(name)s.',
+        # Without a final stop, as placement writes it.
+        exc.ResourceClassCannotUpdateStandard:
+            'Cannot update standard resource class %(name)s',
     }
 
 
