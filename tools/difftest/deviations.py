@@ -34,6 +34,7 @@ UUID_KEY_PATTERN = 'uuid-key-pattern'
 EMPTY_PROVIDER_NAME = 'empty-provider-name'
 LIMITED_CANDIDATES = 'limit-picks-other-candidates'
 REFERENCE_AMOUNTS = 'reference-amounts-above-the-request'
+NEGATIVE_RATIO = 'negative-allocation-ratio-detail'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
@@ -42,7 +43,7 @@ ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
        OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
-       LIMITED_CANDIDATES, REFERENCE_AMOUNTS)
+       LIMITED_CANDIDATES, REFERENCE_AMOUNTS, NEGATIVE_RATIO)
 
 
 def _is_page(normalised):
@@ -214,6 +215,38 @@ def _reference_amounts_above_the_request(req, ref, res):
                for c in a for rc, amount in _candidate_totals(c).items())
 
 
+def _ratios(value):
+    """Every ``allocation_ratio`` value in a JSON document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == 'allocation_ratio':
+                yield item
+            else:
+                yield from _ratios(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _ratios(item)
+
+
+def _negative_ratio_refused(req, ref, res):
+    """Both refuse a negative allocation ratio, in other words.
+
+    resobj's schema names the ratio; placement says that the reserved
+    amount is above the total.
+    """
+    ref_error, res_error = _error(ref), _error(res)
+    if not (ref_error and res_error and ref_error[0] == res_error[0] == 400
+            and 'allocation_ratio' in (res_error[2] or '')
+            and 'reserved value is greater than' in (ref_error[2] or '')):
+        return False
+    try:
+        body = json.loads(req.get('body') or b'null')
+    except ValueError:
+        return False
+    return any(not isinstance(r, bool) and isinstance(r, (int, float))
+               and r < 0 for r in _ratios(body))
+
+
 def _answer_deviation(req, ref, res, diffs):
     """A deviation that explains every difference of one answer."""
     if req.get('deviation') in ALL:
@@ -235,6 +268,8 @@ def _answer_deviation(req, ref, res, diffs):
         return LIMITED_CANDIDATES
     if _reference_amounts_above_the_request(req, ref, res):
         return REFERENCE_AMOUNTS
+    if _negative_ratio_refused(req, ref, res):
+        return NEGATIVE_RATIO
     ref_error, res_error = _error(ref), _error(res)
     if (ref_error and res_error and ref_error[0] == 415
             and res_error[0] == 404

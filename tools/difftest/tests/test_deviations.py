@@ -224,6 +224,25 @@ class TestClassify(unittest.TestCase):
         self.assertEqual({}, classify(req, answer(200, candidates(2, 0)),
                                       res)[0])
 
+    def test_negative_allocation_ratio_in_other_words(self):
+        path = '/resource_providers/%s/inventories/MEMORY_MB' % RP_A
+        req = generate.request('PUT', path, '1.10', {
+            'total': 1, 'allocation_ratio': -1,
+            'resource_provider_generation': 0})
+        ref = answer(400, error(400, "Invalid inventory for 'MEMORY_MB'. "
+                                     'The reserved value is greater than '
+                                     'or equal to total.'))
+        res = answer(400, error(400, 'JSON does not validate: -1 is less '
+                                     'than the minimum of 0 On instance['
+                                     "'allocation_ratio']"))
+        self.assertEqual([deviations.NEGATIVE_RATIO],
+                         list(classify(req, ref, res)[0]))
+        # A ratio of 0 or above is no such case.
+        req = generate.request('PUT', path, '1.10', {
+            'total': 1, 'allocation_ratio': 0,
+            'resource_provider_generation': 0})
+        self.assertEqual({}, classify(req, ref, res)[0])
+
     def test_duplicate_inventory_on_postgresql(self):
         ref = answer(409, error(409, 'Update conflict: (psycopg2.errors.'
                                      'UniqueViolation) duplicate key'))
