@@ -371,30 +371,25 @@ def get_traits(context, provider_id):
         .order_by(_TRAIT.c.id)).scalars())
 
 
-def _nothing_to_list(context, filters, required_ids, missing):
+def _nothing_to_list(context, tree, in_aggregates, with_traits, missing):
     """Whether placement lists no providers instead of raising ``missing``.
 
     Placement looks the filters up in an order, and answers an empty
     list as soon as one leaves no provider, before it reaches the names
     that do not exist: a tree that does not exist (before any name), then,
     for an unknown class, the aggregates (``member_of`` alone) or the
-    required traits (alone) that no provider has. Only run once a name
+    required traits (alone) that no provider has. ``in_aggregates`` and
+    ``with_traits``: the list's conditions of each. Only run once a name
     is found unknown, so that a valid list costs no statement more.
     """
-    tree = filters.get('in_tree')
     if tree is not None and not _exists(
             context, sa.select(_RP.c.id).where(_RP.c.uuid == tree)):
         return True
     if not isinstance(missing, exception.ResourceClassNotFound):
         return False
-    member_of = filters.get('member_of') or ()
-    if member_of and not _exists(context, sa.select(_RP.c.id).where(*[
-            sql.in_aggregates(any_of, through_root=False)
-            for any_of in member_of])):
-        return True
-    return bool(required_ids) and not _exists(
-        context, sa.select(_RP.c.id).where(*[
-            sql.with_any_trait(any_of) for any_of in required_ids]))
+    return any(
+        terms and not _exists(context, sa.select(_RP.c.id).where(*terms))
+        for terms in (in_aggregates, with_traits))
 
 
 @facade.reader
@@ -443,8 +438,10 @@ def get_all_by_filters(context, filters=None):
         stmt = stmt.where(sql.in_tree_of(filters['in_tree']))
     # The provider's own aggregates, not its root's: placement's rule
     # for listing providers (a candidate search counts the root's too).
-    for any_of in filters.get('member_of') or ():
-        stmt = stmt.where(sql.in_aggregates(any_of, through_root=False))
+    in_aggregates = [sql.in_aggregates(any_of, through_root=False)
+                     for any_of in filters.get('member_of') or ()]
+    if in_aggregates:
+        stmt = stmt.where(*in_aggregates)
     if filters.get('forbidden_aggregates'):
         stmt = stmt.where(~sql.in_aggregates(
             filters['forbidden_aggregates'], through_root=False))
@@ -452,16 +449,17 @@ def get_all_by_filters(context, filters=None):
                 filters.get('required_traits') or ()]
     forbidden = set(filters.get('forbidden_traits') or ())
     resources = filters.get('resources') or {}
-    required_ids = []
+    with_traits = []
     try:
         if required or forbidden:
             # One lookup for every trait named, however many filters
             # name it.
             ids = trait_db.ids_by_names(
                 context, set().union(forbidden, *required))
-            required_ids = [[ids[n] for n in any_of] for any_of in required]
-            for any_of in required_ids:
-                stmt = stmt.where(sql.with_any_trait(any_of))
+            with_traits = [sql.with_any_trait(ids[n] for n in any_of)
+                           for any_of in required]
+            if with_traits:
+                stmt = stmt.where(*with_traits)
             if forbidden:
                 stmt = stmt.where(~sql.with_any_trait(
                     ids[n] for n in forbidden))
@@ -471,7 +469,8 @@ def get_all_by_filters(context, filters=None):
                 stmt = stmt.where(sql.with_room(rc_ids[name], amount))
     except (exception.TraitNotFound,
             exception.ResourceClassNotFound) as missing:
-        if _nothing_to_list(context, filters, required_ids, missing):
+        if _nothing_to_list(context, filters.get('in_tree'), in_aggregates,
+                            with_traits, missing):
             return []
         raise
     return utils.fetch_all(context, stmt.order_by(_RP.c.id))
