@@ -124,25 +124,31 @@ def _check_resourceless(groups, subtrees):
             errors.QUERY_BAD_VALUE)
 
 
-def _check_subtree_suffixes(req, version, subtrees):
-    """400 for a same_subtree suffix that names no group.
+def _suffixes_in_query_order(req, version):
+    """The request's group suffixes, as placement lists them in errors.
 
-    The detail lists the request's suffixes as placement does: in the
-    order they first appear in the query string, with '' where the
-    unsuffixed group's parameters first appear, if it has any.
+    In the order they first appear in the query string, with '' where
+    the unsuffixed group's parameters first appear, if it has any.
     """
     other = schema.query(version)['properties']
-    known = []
+    found = []
     for key in req.GET.keys():
         split = None if key in other else _split(key, version)
-        if split is not None and split[1] not in known:
-            known.append(split[1])
+        if split is not None and split[1] not in found:
+            found.append(split[1])
+    return found
+
+
+def _check_subtree_suffixes(req, version, groups, subtrees):
+    """400 for a same_subtree suffix that names no group."""
+    known = {group.suffix for group in groups}
     for suffixes in subtrees:
         unknown = [suffix for suffix in suffixes if suffix not in known]
         if unknown:
             raise errors.bad_request(
                 'Real suffixes should be specified in `same_subtree`: '
-                '%s not found in %s.' % (unknown, known),
+                '%s not found in %s.'
+                % (unknown, _suffixes_in_query_order(req, version)),
                 errors.QUERY_BAD_VALUE)
 
 
@@ -229,7 +235,7 @@ def parse(req, version):
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
-    _check_subtree_suffixes(req, version, subtrees)
+    _check_subtree_suffixes(req, version, groups, subtrees)
     limit = int(params['limit']) if 'limit' in params else None
     return CandidateQuery(groups, limit, policy, root_required,
                           root_forbidden, subtrees)
