@@ -142,20 +142,27 @@ def is_empty_name_refused(req, res):
     return isinstance(body, dict) and body.get('name') == ''
 
 
+def _candidate_lists(req, ref, res):
+    """Both answers' allocation requests, if both list as many; or None."""
+    if (not req['path'].startswith('/allocation_candidates?')
+            or not ref['status'] == res['status'] == 200):
+        return None
+    a, b = [answer['body'].get('allocation_requests')
+            if isinstance(answer['body'], dict) else None
+            for answer in (ref, res)]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return a, b
+    return None
+
+
 def _other_limited_candidates(req, ref, res, diffs):
     """As many candidates, others: ``limit`` took them in another order.
 
     Placement takes the first candidates in its database's order, which
     PostgreSQL does not define.
     """
-    if (not req['path'].startswith('/allocation_candidates?')
-            or 'limit=' not in req['path']
-            or not ref['status'] == res['status'] == 200):
-        return False
-    a, b = [answer['body'].get('allocation_requests')
-            if isinstance(answer['body'], dict) else None
-            for answer in (ref, res)]
-    return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+    return ('limit=' in req['path']
+            and _candidate_lists(req, ref, res) is not None
             and all(path.startswith(('/body/allocation_requests/',
                                      '/body/provider_summaries/'))
                     for path, _, _ in diffs))
@@ -193,15 +200,10 @@ def _reference_amounts_above_the_request(req, ref, res):
     candidates, with the same mappings, every one of resobj's totals the
     request's amounts and some of placement's more.
     """
-    if (not req['path'].startswith('/allocation_candidates?')
-            or not ref['status'] == res['status'] == 200):
+    lists = _candidate_lists(req, ref, res)
+    if lists is None:
         return False
-    a, b = [answer['body'].get('allocation_requests')
-            if isinstance(answer['body'], dict) else None
-            for answer in (ref, res)]
-    if not (isinstance(a, list) and isinstance(b, list)
-            and len(a) == len(b)):
-        return False
+    a, b = lists
     try:
         asked = _requested_totals(req['path'])
     except ValueError:
