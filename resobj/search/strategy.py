@@ -138,3 +138,8 @@ class Strategy(typing.NamedTuple):
     # SQL run before (first) and after (second) the whole cloud's rows
     # statement, or None.
     whole_cloud_settings: typing.Optional[typing.Tuple[str, str]] = None
+
+    def summary_id_set(self, ids):
+        """(IdList, bound value) of the id set ``ids`` for the summaries."""
+        id_list = self.summary_ids.fitting(ids)
+        return id_list, id_list.value(ids)

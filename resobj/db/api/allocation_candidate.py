@@ -6,8 +6,9 @@ doc/source/contributor/candidates.rst): the names to ids and the
 sharing providers; with a limit, the first candidate roots; the
 providers with room for each (group, class); the trait links of spread
 groups and the parents of the trees, if asked; then the summaries of
-the trees the requests use. The statements come from
-:mod:`resobj.search.statements`, chosen by the backend's strategy
+the trees the requests use (:mod:`.candidate_summary`). The
+statements come from :mod:`resobj.search.statements`, chosen by the
+backend's strategy
 (``resobj.db.backends.for_dialect(...).candidate_strategy()``); the
 rows go to :class:`resobj.search.combine.Search`, which combines them in
 Python per tree root, stopping at ``limit``.
@@ -23,6 +24,7 @@ import typing
 
 import sqlalchemy as sa
 
+from resobj.db.api import candidate_summary
 from resobj.db.api import utils
 from resobj.db import backends
 from resobj.db import facade
@@ -36,16 +38,6 @@ from resobj.search.statements import anchors
 from resobj.search.statements import lookups
 from resobj.search.statements import rows as row_statements
 from resobj.search.statements import summaries as summary_statements
-
-
-@functools.lru_cache(maxsize=512)
-def _prepared(statement):
-    """``statement``, prepared on its first run on a connection.
-
-    For the statements every search of a shape runs again (see
-    resobj.db.backends.postgresql, which honours the mark).
-    """
-    return statement.execution_options(**{facade.PREPARE_AT_ONCE: True})
 
 
 def _strategy(context):
@@ -68,7 +60,7 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
     # Fetched at once: iterating a result fetches its rows one by one,
     # and a cloud's sharing pairs are as many as the roots they serve.
     for kind, name, row_id, root_id in utils.execute(
-            context, _prepared(lookups.names_and_sharing(pairs)),
+            context, utils.prepared(lookups.names_and_sharing(pairs)),
             {'classes': sorted(class_names),
              'traits': sorted(set(trait_names) | {sql.SHARING_TRAIT}),
              'sharing_trait': sql.SHARING_TRAIT}).all():
@@ -98,19 +90,13 @@ def _tree_roots(context, uuids):
     return found
 
 
-def _id_set(strategy, ids):
-    """(IdList, bound value) of the id set ``ids`` for the summaries."""
-    id_list = strategy.summary_ids.fitting(ids)
-    return id_list, id_list.value(ids)
-
-
 def _anchor_statement(strategy, request, after, count):
     """(statement, values) of the first ``count`` roots above ``after``."""
     sharing = bool(request.served)
     values = dict(request.params, after=after, count=count)
     if sharing:
         values['sharing_ids'] = sorted(request.served)
-    return _prepared(anchors.anchor_roots(
+    return utils.prepared(anchors.anchor_roots(
         request.shape, sharing, strategy.root_walk,
         request.root_filter)), values
 
@@ -125,7 +111,8 @@ def _window_served(context, strategy, request, roots):
         return request.served
     served = {sharer: set() for sharer in request.served}
     for sharer, root_id in utils.execute(
-            context, _prepared(lookups.served_in_window(strategy.window_ids)),
+            context,
+            utils.prepared(lookups.served_in_window(strategy.window_ids)),
             {'sharing_ids': sorted(request.served),
              'roots': strategy.window_ids.value(roots)}):
         served[sharer].add(root_id)
@@ -161,7 +148,7 @@ def _rows_statement(strategy, request, roots=None, window=None):
             request.shape, strategy, sharing, request.root_filter)
     if sharing and (roots is not None or any(request.root_filter)):
         values = dict(values, sharing_ids=sorted(request.served))
-    return _prepared(statement), values
+    return utils.prepared(statement), values
 
 
 @functools.lru_cache(maxsize=512)
@@ -212,86 +199,12 @@ def _settings(context, apply, reset):
 def _trait_links(context, strategy, provider_ids, trait_ids):
     """{rp_id: {trait_id}} of ``trait_ids`` among ``provider_ids``."""
     links = collections.defaultdict(set)
-    id_list, ids = _id_set(strategy, provider_ids)
+    id_list, ids = strategy.summary_id_set(provider_ids)
     for rp_id, trait_id in utils.execute(
             context, lookups.trait_links(id_list),
             {'ids': ids, 'traits': sorted(trait_ids)}).all():
         links[rp_id].add(trait_id)
     return links
-
-
-def _summaries(context, strategy, root_ids, known, lone, trees=None):
-    """Summaries of every provider in the trees of ``root_ids``.
-
-    The providers and their inventory counts, then only the inventories
-    that ``known`` (the candidate rows' {rp_id: {class name:
-    {'capacity', 'used'}}}, whose dicts become the summaries' own) does
-    not hold, then the traits. ``lone``: {root id: (uuid, inventories,
-    traits)} of roots without children, from the candidate rows (see
-    ``resobj.search.rows.LoneRoot``): such a tree whose inventories
-    ``known`` holds all of is not read again (a flat cloud's every tree,
-    whose summaries then take no statement at all). ``trees``: {root
-    id: [ProviderRow]} of the trees whose providers were read already (see
-    :func:`_tree_providers`). Returns ({uuid: summary dict}, {rp_id:
-    uuid}): the second names every provider of those trees, hence every
-    provider of the requests.
-    """
-    summaries, traits_of, uuids, rest = {}, {}, {}, []
-    for root_id in root_ids:
-        found = lone.get(root_id)
-        resources = known.get(root_id)
-        if found is None or resources is None:
-            rest.append(root_id)
-            continue
-        uuid, inventories, traits = found
-        if len(resources) != inventories:
-            rest.append(root_id)
-            continue
-        uuids[root_id] = uuid
-        summaries[uuid] = {
-            'resources': resources,
-            'traits': search_rows.trait_names(traits),
-            'parent_provider_uuid': None, 'root_provider_uuid': uuid}
-    if not rest:
-        return summaries, uuids
-    id_list, roots = _id_set(strategy, rest)
-    values = {'roots': roots}
-    with_traits = strategy.summary_traits_inline
-    trees = trees or {}
-    rows = [row for root_id in rest for row in trees.get(root_id, ())]
-    unread = [root_id for root_id in rest if root_id not in trees]
-    if unread:
-        for found in _tree_providers(context, strategy, unread).values():
-            rows += found
-    uuids.update((row.id, row.uuid) for row in rows)
-    missing = []
-    for row in rows:
-        resources = known.get(row.id)
-        if resources is None:
-            resources = {}
-        if len(resources) != row.inventories:
-            missing.append(row.id)
-        traits_of[row.id] = traits = search_rows.trait_names(row.names)
-        summaries[row.uuid] = {
-            'resources': resources, 'traits': traits,
-            'parent_provider_uuid': uuids.get(row.parent_provider_id),
-            'root_provider_uuid': uuids[row.root_provider_id]}
-    if missing:
-        read = {rp_id: {} for rp_id in missing}
-        missing_ids, ids = _id_set(strategy, missing)
-        for rp_id, name, capacity, used in utils.execute(
-                context, _prepared(summary_statements.inventories(
-                    missing_ids)), {'ids': ids}).all():
-            read[rp_id][name] = {'capacity': int(capacity),
-                                 'used': int(used)}
-        for rp_id, resources in read.items():
-            summaries[uuids[rp_id]]['resources'] = resources
-    if not with_traits:
-        for rp_id, name in utils.execute(
-                context, _prepared(summary_statements.traits(id_list)),
-                values).all():
-            traits_of[rp_id].append(name)
-    return summaries, uuids
 
 
 def _served_passing(context, request, roots, served=None):
@@ -335,31 +248,6 @@ def _resourceless(context, groups, trait_ids, tree_roots):
             for group, by_root in zip(groups, found)]
 
 
-def _tree_providers(context, strategy, root_ids):
-    """{root id: [ProviderRow]} of every provider of ``root_ids``' trees.
-
-    The rows of the summaries (see
-    :func:`resobj.search.statements.summaries.providers`), one per
-    provider: where the statement gives one row per trait, a provider's
-    rows are made one, whose ``names`` are its trait names joined by
-    commas.
-    """
-    found = {}
-    id_list, roots = _id_set(strategy, root_ids)
-    for row in utils.named_rows(utils.execute(
-            context, _prepared(summary_statements.providers(
-                id_list, strategy.summary_traits_inline)),
-            {'roots': roots}), summary_statements.ProviderRow):
-        first = found.setdefault(row.id, row)
-        if first is not row:
-            found[row.id] = first._replace(
-                names=first.names + ',' + row.names)
-    trees = collections.defaultdict(list)
-    for row in found.values():
-        trees[row.root_provider_id].append(row)
-    return trees
-
-
 def _search(context, strategy, request, roots=None, window=None,
             served=None):
     """A Search over the candidate rows (see :func:`_rows_statement`).
@@ -379,7 +267,8 @@ def _search(context, strategy, request, roots=None, window=None,
         # those trees need, read once.
         anchored = search.anchors()
         if anchored:
-            search.trees = _tree_providers(context, strategy, anchored)
+            search.trees = candidate_summary.tree_providers(
+                context, strategy, anchored)
             search.parent = {row.id: row.parent_provider_id
                              for rows in search.trees.values()
                              for row in rows}
@@ -501,8 +390,8 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                                             search_request.MAX_LIMIT))
     if not found:
         return {'allocation_requests': [], 'provider_summaries': {}}
-    summaries, uuids = _summaries(context, strategy, used_roots, known,
-                                  lone, trees)
+    summaries, uuids = candidate_summary.summaries(
+        context, strategy, used_roots, known, lone, trees)
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
                         in request.groups[0].rc_amounts.items()))
     found = shapes.as_returned(found, uuids, request.names, whole)
@@ -553,7 +442,7 @@ def warm_connection(context):
     """Run the usual searches' statements once on this connection.
 
     PostgreSQL prepares and plans a statement on the first run on each
-    connection (see the statements marked by ``_prepared``), so a
+    connection (see the statements marked by ``utils.prepared``), so a
     worker's first searches are much slower than the next ones. Run
     once per worker before it serves, this leaves the connection it
     used, the one a worker serving one request at a time uses again,
@@ -600,11 +489,11 @@ def warm_statements(context):
     none).
     """
     strategy = _strategy(context)
-    statements = [(_prepared(lookups.names_and_sharing(pairs)),
+    statements = [(utils.prepared(lookups.names_and_sharing(pairs)),
                    {'classes': (), 'traits': (), 'sharing_trait': ''})
                   for pairs in (True, False)]
     statements.append((
-        _prepared(lookups.served_in_window(strategy.window_ids)),
+        utils.prepared(lookups.served_in_window(strategy.window_ids)),
         {'sharing_ids': [1], 'roots': strategy.window_ids.value([1])}))
     for request in _usual_requests():
         statements.append(_rows_statement(strategy, request))
@@ -614,15 +503,15 @@ def warm_statements(context):
         else:
             statements += [_rows_statement(strategy, request, roots=[1]),
                            _anchor_statement(strategy, request, 0, 1)]
-    id_list, roots = _id_set(strategy, [1])
+    id_list, roots = strategy.summary_id_set([1])
     with_traits = strategy.summary_traits_inline
     statements += [
-        (_prepared(summary_statements.providers(id_list, with_traits)),
+        (utils.prepared(summary_statements.providers(id_list, with_traits)),
          {'roots': roots}),
-        (_prepared(summary_statements.inventories(id_list)),
+        (utils.prepared(summary_statements.inventories(id_list)),
          {'ids': roots})]
     if not with_traits:
-        statements.append((_prepared(summary_statements.traits(id_list)),
+        statements.append((utils.prepared(summary_statements.traits(id_list)),
                            {'roots': roots}))
     compiled = 0
     for statement, values in statements:

@@ -12,6 +12,7 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 from sqlalchemy.sql import compiler
 
+from resobj.db import facade
 from resobj.db.models import base
 
 
@@ -25,6 +26,16 @@ def execute(context, statement, params=None):
     session.
     """
     return context.session.connection().execute(statement, params)
+
+
+@functools.lru_cache(maxsize=512)
+def prepared(statement):
+    """``statement``, prepared on its first run on a connection.
+
+    For the statements every search of a shape runs again (see
+    resobj.db.backends.postgresql, which honours the mark).
+    """
+    return statement.execution_options(**{facade.PREPARE_AT_ONCE: True})
 
 
 def named_rows(result, row_type):

@@ -40,6 +40,17 @@ class TestIdLists(base.TestCase):
         self.assertIs(array.summary_ids,
                       array.summary_ids.fitting([1, 2, 3]))
 
+    def test_a_summary_id_set_is_bound_as_its_size_needs(self):
+        self.useFixture(fixtures.MockPatchObject(strategy, 'MAX_BOUND_IDS',
+                                                 2))
+        mysql = backends.for_dialect('mysql').candidate_strategy()
+        self.assertEqual((strategy.BOUND_IDS, [1, 2]),
+                         mysql.summary_id_set({2, 1}))
+        self.assertEqual((strategy.INLINE_IDS, [1, 2, 3]),
+                         mysql.summary_id_set([3, 1, 2]))
+        postgresql = backends.for_dialect('postgresql').candidate_strategy()
+        self.assertEqual('{1,2,3}', postgresql.summary_id_set([3, 1, 2])[1])
+
     def test_sqlite_without_json_functions_binds_ids_one_by_one(self):
         def broken(*args):
             raise sqlite3.OperationalError('no such table: json_each')
