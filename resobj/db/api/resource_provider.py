@@ -350,10 +350,11 @@ def get_aggregates(context, provider_id):
 def set_traits(context, provider_id, seen_generation, trait_names):
     """Make ``trait_names`` the provider's traits; return the generation.
 
-    Unknown names raise TraitNotFound. The generation is compared and
-    bumped only when the set of traits changes, as in placement.
+    Unknown names raise TraitNotFound, naming every one of them (as
+    placement's answer does). The generation is compared and bumped only
+    when the set of traits changes, as in placement.
     """
-    ids = trait_db.ids_by_names(context, trait_names)
+    ids = trait_db.ids_by_names(context, trait_names, every=True)
     if not _replace_links(context, _RP_TRAIT, 'trait_id', provider_id,
                           ids.values()):
         return seen_generation

@@ -53,9 +53,14 @@ def ensure_sync(context):
 
 
 @facade.reader
-def ids_by_names(context, names):
-    """{name: id} for ``names``; TraitNotFound names the first unknown."""
-    return utils.ids_by_names(context, _TABLE, names, exception.TraitNotFound)
+def ids_by_names(context, names, every=False):
+    """{name: id} for ``names``; TraitNotFound names the first unknown.
+
+    With ``every``, it names every unknown name (see
+    :func:`resobj.db.api.utils.ids_by_names`).
+    """
+    return utils.ids_by_names(context, _TABLE, names, exception.TraitNotFound,
+                              every=every)
 
 
 @facade.reader

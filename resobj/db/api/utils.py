@@ -242,10 +242,12 @@ def insert_missing(context, table, rows):
     return added
 
 
-def ids_by_names(context, table, names, not_found):
+def ids_by_names(context, table, names, not_found, every=False):
     """{name: id} for ``names``, in one query however many there are.
 
-    Raises ``not_found(name=...)`` for the first unknown name.
+    Raises ``not_found(name=...)`` for the first unknown name, in name
+    order; with ``every``, ``name`` is every unknown name, in name order,
+    joined by ", ".
     """
     names = set(names)
     found = dict(execute(
@@ -254,5 +256,5 @@ def ids_by_names(context, table, names, not_found):
             table.c.name.in_(sorted(names)))).all()) if names else {}
     unknown = sorted(names - set(found))
     if unknown:
-        raise not_found(name=unknown[0])
+        raise not_found(name=', '.join(unknown) if every else unknown[0])
     return found

@@ -37,6 +37,17 @@ class TestStandardSync(db_base.DBTestCase):
                                 ['HW_CPU_X86_AVX2', 'CUSTOM_NOPE'])
         self.assertIn('CUSTOM_NOPE', str(exc))
 
+    def test_unknown_traits_named_first_or_all(self):
+        trait_db.ensure_sync(self.context)
+        names = ['CUSTOM_ZZ', 'HW_CPU_X86_AVX2', 'CUSTOM_AA']
+        exc = self.assertRaises(exception.TraitNotFound,
+                                trait_db.ids_by_names, self.context, names)
+        self.assertEqual('CUSTOM_AA', exc.kwargs['name'])
+        exc = self.assertRaises(exception.TraitNotFound,
+                                trait_db.ids_by_names, self.context, names,
+                                every=True)
+        self.assertEqual('CUSTOM_AA, CUSTOM_ZZ', exc.kwargs['name'])
+
     def test_ids_by_names(self):
         rc_db.ensure_sync(self.context)
         self.assertEqual({'VCPU': 0, 'DISK_GB': 2}, rc_db.ids_by_names(
