@@ -219,7 +219,11 @@ class AllocationCandidates:
         (a resourceless group: traits, aggregates and/or ``in_tree``
         only) allocates nothing and must be named in a same_subtree.
 
-        Raises ResourceClassNotFound or TraitNotFound for unknown names,
+        Raises ResourceClassNotFound or TraitNotFound for unknown names
+        (the first in placement's order: root_required, then the groups
+        in the order given, see
+        :func:`resobj.search.request.lookup_order`; a ``member_of`` set
+        no provider is in, met first, gives no candidates instead),
         ResourceProviderNotFound for an unknown ``in_tree`` and Invalid
         for a malformed request. (UnsupportedCandidateRequest, kept for
         callers that catch it, is no longer raised: every request of

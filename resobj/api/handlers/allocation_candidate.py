@@ -34,7 +34,11 @@ def _split(key, version):
 
 
 def _groups(req, version):
-    """RequestGroups from the query string; 400 for anything unknown."""
+    """RequestGroups from the query string; 400 for anything unknown.
+
+    In the order the groups first appear in the query string, the order
+    placement looks their names up in.
+    """
     allowed = set(schema.group_keys(version))
     other = schema.query(version)['properties']
     # Placement's words for an unknown name, or no resources before 1.25.
@@ -98,7 +102,8 @@ def _groups(req, version):
         raise errors.bad_request(
             'There must be at least one resources or resources[$S] '
             'parameter.', errors.QUERY_MISSING_VALUE)
-    return result
+    order = _suffixes_in_query_order(req, version)
+    return sorted(result, key=lambda group: order.index(group.suffix))
 
 
 def _same_subtree(values):

@@ -20,6 +20,7 @@ plain dicts, lists and tuples of uuids and names.
 import collections
 import contextlib
 import functools
+import operator
 import typing
 
 import sqlalchemy as sa
@@ -52,8 +53,8 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
     The traits include the sharing trait. Without ``pairs`` (a limited
     search), the sets of roots are empty: each window looks up those of
     its roots (:func:`_window_served`). Unknown classes raise
-    ResourceClassNotFound, then unknown traits TraitNotFound, each
-    naming the first.
+    ResourceClassNotFound, naming the first; unknown traits are left
+    out of the traits' ids (see :func:`_refuse_unknown`).
     """
     found = {'rc': {}, 'trait': {}}
     served = collections.defaultdict(set)
@@ -73,9 +74,25 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
             found[kind][name] = row_id
     for name in sorted(set(class_names) - set(found['rc'])):
         raise exception.ResourceClassNotFound(name=name)
-    for name in sorted(set(trait_names) - set(found['trait'])):
-        raise exception.TraitNotFound(name=name)
     return found['rc'], found['trait'], served
+
+
+def _refuse_unknown(context, lookups_in_order, trait_ids):
+    """Raise TraitNotFound for a request naming an unknown trait.
+
+    Unless, as placement, a ``member_of`` set that holds no provider
+    comes first in ``lookups_in_order`` (see
+    :func:`resobj.search.request.lookup_order`): then the request has no
+    candidates, not an error, and this returns. Run only once a name is
+    unknown: a valid request pays no statement for it.
+    """
+    for step in lookups_in_order:
+        if step.trait is not None:
+            if step.trait not in trait_ids:
+                raise exception.TraitNotFound(name=step.trait)
+        elif not utils.execute(context, lookups.aggregates_in_use(), {
+                'aggregates': sorted(step.member_of)}).first():
+            return
 
 
 def _tree_roots(context, uuids):
@@ -305,13 +322,22 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
              limited=False):
     """The SearchRequest of ``groups``, names looked up.
 
-    ``limited``: for a search by windows, whose ``served`` names the
-    sharing providers only (see :func:`_names_and_sharing`).
+    None for a request that has no candidates, although it names an
+    unknown trait (see :func:`_refuse_unknown`). ``limited``: for a
+    search by windows, whose ``served`` names the sharing providers only
+    (see :func:`_names_and_sharing`).
     """
+    trait_names = search_request.trait_names(groups, root_required,
+                                             root_forbidden)
     rc_ids, trait_ids, served = _names_and_sharing(
-        context, search_request.class_names(groups),
-        search_request.trait_names(groups, root_required, root_forbidden),
+        context, search_request.class_names(groups), trait_names,
         pairs=not limited)
+    if not trait_names.issubset(trait_ids):
+        _refuse_unknown(context, search_request.lookup_order(
+            groups, root_required, root_forbidden), trait_ids)
+        return None
+    # The search's own order, whatever the order of the lookups.
+    groups = sorted(groups, key=operator.attrgetter('suffix'))
     tree_roots = _tree_roots(context, {g.in_tree for g in groups
                                        if g.in_tree is not None})
     groups = search_request.groups_with_ids(groups, rc_ids)
@@ -333,9 +359,11 @@ def get_candidates(context, groups, limit=None, group_policy=None,
                    root_forbidden=frozenset(), same_subtree=()):
     """Allocation requests that satisfy every group, and their summaries.
 
-    ``groups``: :class:`resobj.search.request.Group` tuples (checked).
-    ``group_policy='isolate'``: no two use_same_provider groups on one
-    provider. ``allow_nested=False``
+    ``groups``: :class:`resobj.search.request.Group` tuples (checked),
+    in the order their names are looked up (see
+    :func:`resobj.search.request.lookup_order`); the search itself takes
+    them in suffix order. ``group_policy='isolate'``: no two
+    use_same_provider groups on one provider. ``allow_nested=False``
     drops requests using two providers of one tree (placement before
     microversion 1.29), and then summarises only the providers used.
     ``root_required`` / ``root_forbidden``: trait names the root of each
@@ -352,13 +380,17 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     {rp_uuid: {'resources': {class: {'capacity', 'used'}}, 'traits': [...],
     'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
     order, at most ``limit`` of them. Unknown classes raise
-    ResourceClassNotFound, unknown traits TraitNotFound, an unknown
-    ``in_tree`` provider ResourceProviderNotFound.
+    ResourceClassNotFound; an unknown trait TraitNotFound, unless a
+    ``member_of`` set that holds no provider is looked up first (then
+    there is no candidate); an unknown ``in_tree`` provider
+    ResourceProviderNotFound.
     """
     strategy = _strategy(context)
     limit = search_request.bounded_limit(limit)
     request = _request(context, groups, root_required, root_forbidden,
                        same_subtree, limited=limit is not None)
+    if request is None:
+        return {'allocation_requests': [], 'provider_summaries': {}}
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is None:

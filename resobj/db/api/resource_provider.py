@@ -419,7 +419,8 @@ def get_all_by_filters(context, filters=None):
         each class with room for ``amount`` more, within its min_unit,
         max_unit and step_size.
 
-    Unknown traits raise TraitNotFound, unknown classes
+    Unknown traits raise TraitNotFound (naming the first: the required
+    ones in the order given, then the forbidden ones), unknown classes
     ResourceClassNotFound, but where placement answers no providers
     instead (see :func:`_nothing_to_list`): then the list is empty. The
     statements run do not grow with the number of providers or
@@ -454,9 +455,13 @@ def get_all_by_filters(context, filters=None):
     try:
         if required or forbidden:
             # One lookup for every trait named, however many filters
-            # name it.
+            # name it; an unknown one is named in placement's order:
+            # the required ones as given (an in: set's by name), then
+            # the forbidden ones.
             ids = trait_db.ids_by_names(
-                context, set().union(forbidden, *required))
+                context, [name for any_of in required
+                          for name in sorted(any_of)] + sorted(forbidden),
+                in_order=True)
             with_traits = [sql.with_any_trait(ids[n] for n in any_of)
                            for any_of in required]
             if with_traits:

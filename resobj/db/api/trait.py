@@ -53,14 +53,15 @@ def ensure_sync(context):
 
 
 @facade.reader
-def ids_by_names(context, names, every=False):
+def ids_by_names(context, names, every=False, in_order=False):
     """{name: id} for ``names``; TraitNotFound names the first unknown.
 
-    With ``every``, it names every unknown name (see
+    In name order, or with ``in_order`` in the order of ``names``. With
+    ``every``, it names every unknown name (see
     :func:`resobj.db.api.utils.ids_by_names`).
     """
     return utils.ids_by_names(context, _TABLE, names, exception.TraitNotFound,
-                              every=every)
+                              every=every, in_order=in_order)
 
 
 @facade.reader

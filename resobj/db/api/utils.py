@@ -242,19 +242,21 @@ def insert_missing(context, table, rows):
     return added
 
 
-def ids_by_names(context, table, names, not_found, every=False):
+def ids_by_names(context, table, names, not_found, every=False,
+                 in_order=False):
     """{name: id} for ``names``, in one query however many there are.
 
     Raises ``not_found(name=...)`` for the first unknown name, in name
-    order; with ``every``, ``name`` is every unknown name, in name order,
-    joined by ", ".
+    order, or with ``in_order`` in the order of ``names``; with
+    ``every``, ``name`` is every unknown name, in that order, joined by
+    ", ".
     """
-    names = set(names)
+    ordered = list(dict.fromkeys(names)) if in_order else sorted(set(names))
     found = dict(execute(
         context,
         sa.select(table.c.name, table.c.id).where(
-            table.c.name.in_(sorted(names)))).all()) if names else {}
-    unknown = sorted(names - set(found))
+            table.c.name.in_(sorted(ordered)))).all()) if ordered else {}
+    unknown = [name for name in ordered if name not in found]
     if unknown:
         raise not_found(name=', '.join(unknown) if every else unknown[0])
     return found

@@ -134,6 +134,18 @@ def provider_roots():
         sql.RP.c.uuid.in_(cl.list_param('uuids')))
 
 
+@functools.lru_cache(maxsize=1)
+def aggregates_in_use():
+    """A row if a provider is in one of the aggregates ``:aggregates``.
+
+    ``:aggregates``: uuids. No row: a ``member_of`` set no provider
+    passes.
+    """
+    return sa.select(sa.literal_column('1')).select_from(
+        sql.RP_AGG.join(sql.AGG, sql.AGG.c.id == sql.RP_AGG.c.aggregate_id)
+    ).where(sql.AGG.c.uuid.in_(cl.list_param('aggregates'))).limit(1)
+
+
 @functools.lru_cache(maxsize=8)
 def trait_links(ids):
     """Rows (rp_id, trait_id) of the traits ``:traits`` among ``:ids``.

@@ -47,6 +47,11 @@ class TestStandardSync(db_base.DBTestCase):
                                 trait_db.ids_by_names, self.context, names,
                                 every=True)
         self.assertEqual('CUSTOM_AA, CUSTOM_ZZ', exc.kwargs['name'])
+        # Or in the order given.
+        exc = self.assertRaises(exception.TraitNotFound,
+                                trait_db.ids_by_names, self.context, names,
+                                in_order=True)
+        self.assertEqual('CUSTOM_ZZ', exc.kwargs['name'])
 
     def test_ids_by_names(self):
         rc_db.ensure_sync(self.context)

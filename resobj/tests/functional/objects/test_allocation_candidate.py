@@ -193,6 +193,63 @@ class TestSingleProvider(CandidateTestCase):
                           group(resources={'VCPU': 1},
                                 in_tree=uuidutils.generate_uuid()))
 
+    def test_unknown_traits_are_named_in_placements_lookup_order(self):
+        in1 = self.make('in1', VCPU=4)
+        in1.set_aggregates([AGG1])
+
+        def unknown(*groups, **kwargs):
+            try:
+                found = self.get(*groups, **kwargs)
+            except exception.TraitNotFound as exc:
+                return exc.kwargs['name']
+            return len(found.allocation_requests)
+
+        # root_required first, its required traits as given; then the
+        # groups as given (the query's order), each one's required traits
+        # as given before its forbidden ones.
+        self.assertEqual('CUSTOM_Y', unknown(
+            group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_A'}]),
+            root_required=['CUSTOM_Y', 'CUSTOM_B']))
+        self.assertEqual('CUSTOM_Z', unknown(
+            group('2', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}, {'CUSTOM_A'}],
+                  forbidden_traits={'CUSTOM_B'}),
+            group('1', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_C'}]),
+            group_policy='none'))
+        self.assertEqual('CUSTOM_Z', unknown(
+            group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
+                  forbidden_traits={'CUSTOM_A'})))
+        # A member_of set no provider is in, looked up before the traits
+        # of its group and of the groups after it: no candidates, no
+        # error (placement's answer).
+        nobody = uuidutils.generate_uuid()
+        self.assertEqual(0, unknown(
+            group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
+                  member_of=[{AGG1}, {nobody, AGG2}])))
+        self.assertEqual(0, unknown(
+            group('1', resources={'VCPU': 1}, member_of=[{nobody}]),
+            group('2', resources={'VCPU': 1},
+                  forbidden_traits={'CUSTOM_Z'}),
+            group_policy='none'))
+        # Not before the traits of an earlier group or root_required, nor
+        # when one of its aggregates holds a provider.
+        self.assertEqual('CUSTOM_Z', unknown(
+            group('1', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]),
+            group('2', resources={'VCPU': 1}, member_of=[{nobody}]),
+            group_policy='none'))
+        self.assertEqual('CUSTOM_Y', unknown(
+            group(resources={'VCPU': 1}, member_of=[{nobody}]),
+            root_required=['CUSTOM_Y']))
+        self.assertEqual('CUSTOM_Z', unknown(
+            group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
+                  member_of=[{nobody, AGG1}])))
+        # With a limit too.
+        self.assertEqual(0, unknown(
+            group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
+                  member_of=[{nobody}]), limit=1))
+
     def test_malformed_and_unsupported_requests_raise(self):
         self.make('cn', VCPU=4)
         vcpu = group(resources={'VCPU': 1})
