@@ -166,7 +166,7 @@ def required(values, version, param='required', conflicts=True):
 
 
 def root_required(value):
-    """root_required=A,!B -> (required list, forbidden set) (from 1.35).
+    """root_required=A,!B -> (required set, forbidden set) (from 1.35).
 
     The syntax of required= before 1.39: names, forbidden ones with a
     leading ``!``; no ``in:`` form.
@@ -181,8 +181,7 @@ def root_required(value):
             'Conflicting required and forbidden traits found in '
             'root_required: %s' % ', '.join(sorted(both)),
             errors.QUERY_BAD_VALUE)
-    # In the query's order, the order placement looks them up in.
-    return list(dict.fromkeys(names)), forbidden
+    return set(names), forbidden
 
 
 def _traits(value, param, forbidden_ok=True):

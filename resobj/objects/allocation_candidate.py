@@ -220,8 +220,8 @@ class AllocationCandidates:
         only) allocates nothing and must be named in a same_subtree.
 
         Raises ResourceClassNotFound or TraitNotFound for unknown names
-        (the first in placement's order: root_required, then the groups
-        in the order given, see
+        (the first in placement's order: root_required's traits, then
+        the groups in the order given, see
         :func:`resobj.search.request.lookup_order`; a ``member_of`` set
         no provider is in, met first, gives no candidates instead),
         ResourceProviderNotFound for an unknown ``in_tree`` and Invalid

@@ -127,20 +127,17 @@ def checked_arguments(suffixes, group_policy, root_required,
                       root_forbidden):
     """(root_required, root_forbidden) of a request, checked.
 
-    ``root_required`` as a tuple in the order given, without repeats;
-    ``root_forbidden`` as a frozenset. ``suffixes``: those of every
-    group asked for. Invalid for a ``group_policy``, ``root_required``
+    Both as frozensets. ``suffixes``: those of every group asked for.
+    Invalid for a ``group_policy``, ``root_required``
     or suffixes the search cannot take.
     """
     if group_policy not in GROUP_POLICIES:
         raise exception.Invalid(
             message='group_policy must be none or isolate, not %r'
                     % group_policy)
-    # In the order given: the order their names are looked up in (see
-    # lookup_order).
-    root_required = tuple(dict.fromkeys(root_required or ()))
+    root_required = frozenset(root_required or ())
     root_forbidden = frozenset(root_forbidden or ())
-    both = root_forbidden.intersection(root_required)
+    both = root_required & root_forbidden
     if both:
         raise exception.Invalid(
             message='Traits both required and forbidden on the root: %s'
@@ -259,37 +256,41 @@ def trait_names(groups, root_required=(), root_forbidden=()):
 class Lookup(typing.NamedTuple):
     """One step of the order in which a request's names are looked up.
 
-    ``trait``: a trait name, which must exist; or ``member_of``: a
-    ``member_of`` set of aggregate uuids, which must hold a provider for
-    the request to have any candidate.
+    ``kind``: CLASS or TRAIT (``value`` a name, which must exist), or
+    MEMBER_OF (``value`` a ``member_of`` set of aggregate uuids, which
+    must hold a provider for the request to have any candidate).
     """
 
-    trait: typing.Optional[str] = None
-    member_of: typing.Optional[frozenset] = None
+    kind: str
+    value: typing.Union[str, frozenset]
+
+
+CLASS, TRAIT, MEMBER_OF = 'class', 'trait', 'member_of'
 
 
 def lookup_order(groups, root_required=(), root_forbidden=()):
     """[Lookup] of a request, in the order placement looks its names up.
 
     Placement stops at the first that fails, which decides between its
-    answers to a request naming an unknown trait: a 400 naming that
-    trait, or no candidates when a ``member_of`` set holding no provider
-    comes first. Its order: ``root_required``'s traits (the required
-    ones in the order given, then the forbidden ones), then group by
-    group in the order given (the query's), each group's ``member_of``
-    sets, then its required traits in order, then its forbidden ones.
-    Placement takes the names of an ``in:`` set and the forbidden names
-    in an order that changes from one process to the next; here they
-    come in name order.
+    answers to a request naming an unknown class or trait: a 400 naming
+    that name, or no candidates when a ``member_of`` set holding no
+    provider comes first. Its order: ``root_required``'s traits (the
+    required ones, then the forbidden ones), then group by group in the
+    order given (the query's): the group's classes in the order given,
+    its ``member_of`` sets, its required traits in order, then its
+    forbidden ones. Placement takes ``root_required``'s names, those of
+    an ``in:`` set and the forbidden names in an order that changes from
+    one process to the next; here they come in name order.
     """
-    order = [Lookup(trait=name) for name in root_required]
-    order += [Lookup(trait=name) for name in sorted(root_forbidden)]
+    order = [Lookup(TRAIT, name) for name in sorted(root_required)]
+    order += [Lookup(TRAIT, name) for name in sorted(root_forbidden)]
     for found in groups:
-        order += [Lookup(member_of=frozenset(any_of))
+        order += [Lookup(CLASS, name) for name in found.resources]
+        order += [Lookup(MEMBER_OF, frozenset(any_of))
                   for any_of in found.member_of]
-        order += [Lookup(trait=name) for any_of in found.required_traits
+        order += [Lookup(TRAIT, name) for any_of in found.required_traits
                   for name in sorted(any_of)]
-        order += [Lookup(trait=name)
+        order += [Lookup(TRAIT, name)
                   for name in sorted(found.forbidden_traits)]
     return order
 

@@ -52,9 +52,8 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
 
     The traits include the sharing trait. Without ``pairs`` (a limited
     search), the sets of roots are empty: each window looks up those of
-    its roots (:func:`_window_served`). Unknown classes raise
-    ResourceClassNotFound, naming the first; unknown traits are left
-    out of the traits' ids (see :func:`_refuse_unknown`).
+    its roots (:func:`_window_served`). Unknown names are left out (see
+    :func:`_refuse_unknown`).
     """
     found = {'rc': {}, 'trait': {}}
     served = collections.defaultdict(set)
@@ -72,26 +71,27 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
                 served[row_id] = set()
         else:
             found[kind][name] = row_id
-    for name in sorted(set(class_names) - set(found['rc'])):
-        raise exception.ResourceClassNotFound(name=name)
     return found['rc'], found['trait'], served
 
 
-def _refuse_unknown(context, lookups_in_order, trait_ids):
-    """Raise TraitNotFound for a request naming an unknown trait.
+def _refuse_unknown(context, lookups_in_order, rc_ids, trait_ids):
+    """Raise for a request naming an unknown class or trait.
 
-    Unless, as placement, a ``member_of`` set that holds no provider
-    comes first in ``lookups_in_order`` (see
-    :func:`resobj.search.request.lookup_order`): then the request has no
-    candidates, not an error, and this returns. Run only once a name is
-    unknown: a valid request pays no statement for it.
+    ResourceClassNotFound or TraitNotFound for the first unknown name
+    in ``lookups_in_order`` (see
+    :func:`resobj.search.request.lookup_order`), unless, as placement,
+    a ``member_of`` set that holds no provider comes first: then the
+    request has no candidates, not an error, and this returns. Run only
+    once a name is unknown: a valid request pays no statement for it.
     """
-    for step in lookups_in_order:
-        if step.trait is not None:
-            if step.trait not in trait_ids:
-                raise exception.TraitNotFound(name=step.trait)
-        elif not utils.execute(context, lookups.aggregates_in_use(), {
-                'aggregates': sorted(step.member_of)}).first():
+    for kind, value in lookups_in_order:
+        if kind == search_request.CLASS and value not in rc_ids:
+            raise exception.ResourceClassNotFound(name=value)
+        if kind == search_request.TRAIT and value not in trait_ids:
+            raise exception.TraitNotFound(name=value)
+        if kind == search_request.MEMBER_OF and not utils.execute(
+                context, lookups.aggregates_in_use(),
+                {'aggregates': sorted(value)}).first():
             return
 
 
@@ -323,18 +323,19 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
     """The SearchRequest of ``groups``, names looked up.
 
     None for a request that has no candidates, although it names an
-    unknown trait (see :func:`_refuse_unknown`). ``limited``: for a
+    unknown class or trait (see :func:`_refuse_unknown`). ``limited``: for a
     search by windows, whose ``served`` names the sharing providers only
     (see :func:`_names_and_sharing`).
     """
+    class_names = search_request.class_names(groups)
     trait_names = search_request.trait_names(groups, root_required,
                                              root_forbidden)
     rc_ids, trait_ids, served = _names_and_sharing(
-        context, search_request.class_names(groups), trait_names,
-        pairs=not limited)
-    if not trait_names.issubset(trait_ids):
+        context, class_names, trait_names, pairs=not limited)
+    if not (class_names.issubset(rc_ids) and
+            trait_names.issubset(trait_ids)):
         _refuse_unknown(context, search_request.lookup_order(
-            groups, root_required, root_forbidden), trait_ids)
+            groups, root_required, root_forbidden), rc_ids, trait_ids)
         return None
     # The search's own order, whatever the order of the lookups.
     groups = sorted(groups, key=operator.attrgetter('suffix'))
@@ -379,8 +380,8 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     {suffix: [rp_uuid]})], 'provider_summaries':
     {rp_uuid: {'resources': {class: {'capacity', 'used'}}, 'traits': [...],
     'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
-    order, at most ``limit`` of them. Unknown classes raise
-    ResourceClassNotFound; an unknown trait TraitNotFound, unless a
+    order, at most ``limit`` of them. An unknown class raises
+    ResourceClassNotFound, an unknown trait TraitNotFound, unless a
     ``member_of`` set that holds no provider is looked up first (then
     there is no candidate); an unknown ``in_tree`` provider
     ResourceProviderNotFound.

@@ -59,13 +59,15 @@ def get_by_name(context, name):
 
 
 @facade.reader
-def ids_by_names(context, names):
+def ids_by_names(context, names, in_order=False):
     """{name: id} for ``names``, in one query however many there are.
 
-    ResourceClassNotFound names the first unknown one.
+    ResourceClassNotFound names the first unknown one, in name order or
+    with ``in_order`` in the order of ``names``.
     """
     return utils.ids_by_names(context, _TABLE, names,
-                              exception.ResourceClassNotFound)
+                              exception.ResourceClassNotFound,
+                              in_order=in_order)
 
 
 def _by_id(context, rc_id):

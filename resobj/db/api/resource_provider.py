@@ -421,10 +421,10 @@ def get_all_by_filters(context, filters=None):
 
     Unknown traits raise TraitNotFound (naming the first: the required
     ones in the order given, then the forbidden ones), unknown classes
-    ResourceClassNotFound, but where placement answers no providers
-    instead (see :func:`_nothing_to_list`): then the list is empty. The
-    statements run do not grow with the number of providers or
-    allocations.
+    ResourceClassNotFound (the first in the order given), but where
+    placement answers no providers instead (see
+    :func:`_nothing_to_list`): then the list is empty. The statements
+    run do not grow with the number of providers or allocations.
     """
     filters = dict(filters or {})
     unknown = set(filters) - FILTERS
@@ -470,7 +470,8 @@ def get_all_by_filters(context, filters=None):
                 stmt = stmt.where(~sql.with_any_trait(
                     ids[n] for n in forbidden))
         if resources:
-            rc_ids = rc_db.ids_by_names(context, resources)
+            # An unknown one named in the order given, as placement.
+            rc_ids = rc_db.ids_by_names(context, resources, in_order=True)
             for name, amount in sorted(resources.items()):
                 stmt = stmt.where(sql.with_room(rc_ids[name], amount))
     except (exception.TraitNotFound,

@@ -39,16 +39,13 @@ class TestParse(base.TestCase):
         self.assertEqual({}, bare.resources)
         self.assertEqual([{'CUSTOM_X'}], bare.required_traits)
 
-    def test_groups_and_root_required_keep_the_query_order(self):
+    def test_groups_keep_the_query_order(self):
         # The order placement looks their names up in.
         asked = parse('required_B=CUSTOM_X&resources=VCPU:1'
                       '&resources_A=VCPU:1&resources_B=VCPU:1'
-                      '&root_required=CUSTOM_Z,!CUSTOM_Q,CUSTOM_A'
                       '&group_policy=none')
         self.assertEqual(['_B', '', '_A'],
                          [g.suffix for g in asked.groups])
-        self.assertEqual(['CUSTOM_Z', 'CUSTOM_A'], asked.root_required)
-        self.assertEqual({'CUSTOM_Q'}, asked.root_forbidden)
 
     def test_resourceless_group_needs_same_subtree(self):
         self.bad('resources=VCPU:1&required_X=CUSTOM_X',

@@ -200,16 +200,17 @@ class TestSingleProvider(CandidateTestCase):
         def unknown(*groups, **kwargs):
             try:
                 found = self.get(*groups, **kwargs)
-            except exception.TraitNotFound as exc:
+            except (exception.TraitNotFound,
+                    exception.ResourceClassNotFound) as exc:
                 return exc.kwargs['name']
             return len(found.allocation_requests)
 
-        # root_required first, its required traits as given; then the
-        # groups as given (the query's order), each one's required traits
-        # as given before its forbidden ones.
+        # root_required first; then the groups as given (the query's
+        # order), each one's required traits as given before its
+        # forbidden ones.
         self.assertEqual('CUSTOM_Y', unknown(
             group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_A'}]),
-            root_required=['CUSTOM_Y', 'CUSTOM_B']))
+            root_required=['CUSTOM_Y']))
         self.assertEqual('CUSTOM_Z', unknown(
             group('2', resources={'VCPU': 1},
                   required_traits=[{'CUSTOM_Z'}, {'CUSTOM_A'}],
@@ -245,6 +246,22 @@ class TestSingleProvider(CandidateTestCase):
         self.assertEqual('CUSTOM_Z', unknown(
             group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
                   member_of=[{nobody, AGG1}])))
+        # Classes: in the order given, before their group's aggregates
+        # and traits, after the earlier groups' and root_required's.
+        self.assertEqual('CUSTOM_Z', unknown(
+            group(resources={'CUSTOM_Z': 1, 'CUSTOM_A': 1})))
+        self.assertEqual('CUSTOM_Z', unknown(
+            group(resources={'CUSTOM_Z': 1}, member_of=[{nobody}],
+                  required_traits=[{'CUSTOM_Q'}])))
+        self.assertEqual('CUSTOM_Q', unknown(
+            group('1', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Q'}]),
+            group('2', resources={'CUSTOM_Z': 1}), group_policy='none'))
+        self.assertEqual(0, unknown(
+            group('1', resources={'VCPU': 1}, member_of=[{nobody}]),
+            group('2', resources={'CUSTOM_Z': 1}), group_policy='none'))
+        self.assertEqual('CUSTOM_Y', unknown(
+            group(resources={'CUSTOM_Z': 1}), root_forbidden=['CUSTOM_Y']))
         # With a limit too.
         self.assertEqual(0, unknown(
             group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],

@@ -83,24 +83,33 @@ class TestChecks(base.TestCase):
                           [''], 'spread', (), ())
         self.assertRaises(exception.Invalid, request.checked_arguments,
                           [''], None, {'A'}, {'A'})
-        # root_required keeps the order given (its lookups' order).
-        self.assertEqual((('B', 'A'), frozenset()),
-                         request.checked_arguments([''], 'isolate',
-                                                   ['B', 'A', 'B'], None))
+        self.assertEqual((frozenset({'A'}), frozenset()),
+                         request.checked_arguments([''], 'isolate', ['A'],
+                                                   None))
 
     def test_lookup_order_is_placements(self):
         groups = [spec('_b', {'VCPU': 1}, required_traits=[{'Z'}, {'Q', 'P'}],
                        forbidden_traits={'Y', 'X'}, member_of=[{'agg1'}]),
                   spec('', {'VCPU': 1}, required_traits=[{'A'}],
                        member_of=[{'agg2', 'agg3'}, {'agg4'}])]
-        trait, agg = request.Lookup, (lambda *uuids: request.Lookup(
-            member_of=frozenset(uuids)))
+        groups[0].resources['MEMORY_MB'] = 1
+
+        def trait(name):
+            return request.Lookup(request.TRAIT, name)
+
+        def rc(name):
+            return request.Lookup(request.CLASS, name)
+
+        def agg(*uuids):
+            return request.Lookup(request.MEMBER_OF, frozenset(uuids))
+
         self.assertEqual(
-            # root_required: required ones as given, then forbidden;
-            # then per group as given: member_of sets, required traits
-            # (an in: set's by name), forbidden ones by name.
-            [trait('R2'), trait('R1'), trait('F1'), trait('F2'),
-             agg('agg1'), trait('Z'), trait('P'), trait('Q'), trait('X'),
-             trait('Y'),
-             agg('agg2', 'agg3'), agg('agg4'), trait('A')],
+            # root_required: required ones, then forbidden, by name;
+            # then per group as given: classes as given, member_of sets,
+            # required traits (an in: set's by name), forbidden ones by
+            # name.
+            [trait('R1'), trait('R2'), trait('F1'), trait('F2'),
+             rc('VCPU'), rc('MEMORY_MB'), agg('agg1'), trait('Z'),
+             trait('P'), trait('Q'), trait('X'), trait('Y'),
+             rc('VCPU'), agg('agg2', 'agg3'), agg('agg4'), trait('A')],
             request.lookup_order(groups, ('R2', 'R1'), {'F2', 'F1'}))
