@@ -223,7 +223,8 @@ class AllocationCandidates:
         (the first in placement's order: root_required's traits, then
         the groups in the order given, see
         :func:`resobj.search.request.lookup_order`; a ``member_of`` set
-        no provider is in, met first, gives no candidates instead),
+        no provider is in, or an earlier group without candidates of
+        its own, gives no candidates instead),
         ResourceProviderNotFound for an unknown ``in_tree`` and Invalid
         for a malformed request. (UnsupportedCandidateRequest, kept for
         callers that catch it, is no longer raised: every request of

@@ -256,16 +256,18 @@ def trait_names(groups, root_required=(), root_forbidden=()):
 class Lookup(typing.NamedTuple):
     """One step of the order in which a request's names are looked up.
 
-    ``kind``: CLASS or TRAIT (``value`` a name, which must exist), or
+    ``kind``: CLASS or TRAIT (``value`` a name, which must exist),
     MEMBER_OF (``value`` a ``member_of`` set of aggregate uuids, which
-    must hold a provider for the request to have any candidate).
+    must hold a provider for the request to have any candidate), or
+    ALONE (``value`` a group whose names are known, which must have
+    candidates of its own for the request to have any).
     """
 
     kind: str
-    value: typing.Union[str, frozenset]
+    value: typing.Any
 
 
-CLASS, TRAIT, MEMBER_OF = 'class', 'trait', 'member_of'
+CLASS, TRAIT, MEMBER_OF, ALONE = 'class', 'trait', 'member_of', 'alone'
 
 
 def lookup_order(groups, root_required=(), root_forbidden=()):
@@ -273,14 +275,16 @@ def lookup_order(groups, root_required=(), root_forbidden=()):
 
     Placement stops at the first that fails, which decides between its
     answers to a request naming an unknown class or trait: a 400 naming
-    that name, or no candidates when a ``member_of`` set holding no
-    provider comes first. Its order: ``root_required``'s traits (the
-    required ones, then the forbidden ones), then group by group in the
-    order given (the query's): the group's classes in the order given,
-    its ``member_of`` sets, its required traits in order, then its
-    forbidden ones. Placement takes ``root_required``'s names, those of
-    an ``in:`` set and the forbidden names in an order that changes from
-    one process to the next; here they come in name order.
+    that name, or no candidates when something before it leaves none.
+    Its order: ``root_required``'s traits (the required ones, then the
+    forbidden ones), then group by group in the order given (the
+    query's): the group's classes in the order given, its ``member_of``
+    sets, its required traits in order, its forbidden ones, and then
+    the group searched alone (with ``root_required``), whose lack of
+    candidates ends the search before the next group's names. Placement
+    takes ``root_required``'s names, those of an ``in:`` set and the
+    forbidden names in an order that changes from one process to the
+    next; here they come in name order.
     """
     order = [Lookup(TRAIT, name) for name in sorted(root_required)]
     order += [Lookup(TRAIT, name) for name in sorted(root_forbidden)]
@@ -292,6 +296,7 @@ def lookup_order(groups, root_required=(), root_forbidden=()):
                   for name in sorted(any_of)]
         order += [Lookup(TRAIT, name)
                   for name in sorted(found.forbidden_traits)]
+        order.append(Lookup(ALONE, found))
     return order
 
 

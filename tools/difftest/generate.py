@@ -236,6 +236,11 @@ class Sequence:
                 params.append('required=%s' % ','.join(
                     ('!' + t if minor >= 22 and roll() < 0.3 else t)
                     for t in traits))
+        if minor >= 18 and roll() < 0.1:
+            # Unknown names, reported in the order given.
+            params.append(self.rng.choice([
+                'required=CUSTOM_NOPE_Z,CUSTOM_NOPE_A',
+                'resources=CUSTOM_NOPE_Z:1,CUSTOM_NOPE_A:1']))
         if self.malformed():
             params.append(self.rng.choice([
                 'resources=VCPU', 'resources=VCPU:x', 'member_of=not-a-uuid',
@@ -551,6 +556,8 @@ class Sequence:
         if minor >= 35 and roll() < 0.2:
             params.append('root_required=%s' % self.rng.choice(
                 ['!COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX']))
+        if roll() < 0.15:
+            params += self.unknown_names(minor)
         if self.malformed():
             params = self.rng.choice([
                 [], ['resources=VCPU'], ['resources=VCPU:0'],
@@ -558,6 +565,32 @@ class Sequence:
                 params + ['resources1=VCPU:1'], ['resources=FOO:1']])
         yield request('GET', '/allocation_candidates?' + '&'.join(params),
                       version)
+
+    def unknown_names(self, minor):
+        """Candidate parameters naming what does not exist.
+
+        Unknown classes and traits beside aggregates no provider is in:
+        which one placement reports, or whether it answers no
+        candidates, follows its order of looking names up. Several
+        unknown names only where that order is the query's (plain
+        required traits, a group's classes), one where placement takes
+        a set in an order of its own.
+        """
+        choices = []
+        if minor >= 17:
+            choices.append('required=CUSTOM_NOPE_Z,CUSTOM_NOPE_A')
+        if minor >= 22:
+            choices.append('required=!CUSTOM_NOPE_F')
+        if minor >= 21:
+            choices.append('member_of=%s' % self.new_uuid())
+        if minor >= 25:
+            choices += ['resources2=CUSTOM_NOPE_Z:1,CUSTOM_NOPE_A:1'
+                        '&required2=CUSTOM_NOPE_T&group_policy=none',
+                        'resources3=VCPU:1&member_of3=%s'
+                        '&group_policy=none' % self.new_uuid()]
+        if minor >= 35:
+            choices.append('root_required=CUSTOM_NOPE_R')
+        return self.sample(choices, 1, 3)
 
     def reshape(self):
         version = self.version(30)

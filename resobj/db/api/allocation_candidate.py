@@ -74,25 +74,66 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
     return found['rc'], found['trait'], served
 
 
-def _refuse_unknown(context, lookups_in_order, rc_ids, trait_ids):
+def _refuse_unknown(context, request_groups, root_required, root_forbidden,
+                    rc_ids, trait_ids):
     """Raise for a request naming an unknown class or trait.
 
     ResourceClassNotFound or TraitNotFound for the first unknown name
-    in ``lookups_in_order`` (see
+    in placement's order (see
     :func:`resobj.search.request.lookup_order`), unless, as placement,
-    a ``member_of`` set that holds no provider comes first: then the
-    request has no candidates, not an error, and this returns. Run only
-    once a name is unknown: a valid request pays no statement for it.
+    something before it leaves no candidate: a ``member_of`` set that
+    holds no provider, or an earlier group without candidates of its
+    own. Then this returns: the request has no candidates, not an
+    error. Run only once a name is unknown: a valid request pays no
+    statement for it.
     """
-    for kind, value in lookups_in_order:
-        if kind == search_request.CLASS and value not in rc_ids:
-            raise exception.ResourceClassNotFound(name=value)
-        if kind == search_request.TRAIT and value not in trait_ids:
-            raise exception.TraitNotFound(name=value)
-        if kind == search_request.MEMBER_OF and not utils.execute(
-                context, lookups.aggregates_in_use(),
-                {'aggregates': sorted(value)}).first():
+    known = {search_request.CLASS: (rc_ids, exception.ResourceClassNotFound),
+             search_request.TRAIT: (trait_ids, exception.TraitNotFound)}
+    for kind, value in search_request.lookup_order(
+            request_groups, root_required, root_forbidden):
+        if kind in known:
+            ids, not_found = known[kind]
+            if value not in ids:
+                raise not_found(name=value)
+        elif kind == search_request.MEMBER_OF:
+            if not utils.execute(context, lookups.aggregates_in_use(),
+                                 {'aggregates': sorted(value)}).first():
+                return
+        elif not _has_candidates_alone(context, value, root_required,
+                                       root_forbidden, rc_ids, trait_ids):
             return
+
+
+def _has_candidates_alone(context, request_group, root_required,
+                          root_forbidden, rc_ids, trait_ids):
+    """Whether ``request_group`` (its names known) has candidates alone.
+
+    With ``root_required``; a resourceless group has them when a
+    provider whose root passes ``root_required`` passes its filters.
+    """
+    try:
+        if request_group.resources:
+            return bool(get_candidates(
+                context, [request_group], limit=1,
+                root_required=root_required,
+                root_forbidden=root_forbidden)['allocation_requests'])
+        tree_roots = _tree_roots(context, {request_group.in_tree} - {None})
+    except exception.ResourceProviderNotFound:
+        # An unknown in_tree provider: no tree to search.
+        return False
+    (_group, by_root), = _resourceless(
+        context, search_request.groups_with_ids([request_group], rc_ids),
+        trait_ids, tree_roots)
+    ids = sorted(rp_id for rp_ids in by_root.values() for rp_id in rp_ids)
+    if not ids or not (root_required or root_forbidden):
+        return bool(ids)
+    values = search_request.root_params(
+        {trait_ids[name] for name in root_required},
+        {trait_ids[name] for name in root_forbidden})
+    passing = anchors.root_passing(search_request.RootFilter(
+        bool(root_required), bool(root_forbidden)))
+    return bool(utils.execute(context, passing,
+                              dict(values, ids=ids)).first())
 
 
 def _tree_roots(context, uuids):
@@ -334,8 +375,8 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
         context, class_names, trait_names, pairs=not limited)
     if not (class_names.issubset(rc_ids) and
             trait_names.issubset(trait_ids)):
-        _refuse_unknown(context, search_request.lookup_order(
-            groups, root_required, root_forbidden), rc_ids, trait_ids)
+        _refuse_unknown(context, groups, root_required, root_forbidden,
+                        rc_ids, trait_ids)
         return None
     # The search's own order, whatever the order of the lookups.
     groups = sorted(groups, key=operator.attrgetter('suffix'))

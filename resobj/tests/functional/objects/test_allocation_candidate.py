@@ -262,6 +262,40 @@ class TestSingleProvider(CandidateTestCase):
             group('2', resources={'CUSTOM_Z': 1}), group_policy='none'))
         self.assertEqual('CUSTOM_Y', unknown(
             group(resources={'CUSTOM_Z': 1}), root_forbidden=['CUSTOM_Y']))
+        # An earlier group with no candidates of its own (with
+        # root_required), before the later group's names: none either.
+        self.assertEqual(0, unknown(
+            group('1', resources={'VCPU': 5}),
+            group('2', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), group_policy='none'))
+        self.assertEqual(0, unknown(
+            group('1', resources={'VCPU': 1}),
+            group('2', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), group_policy='none',
+            root_required=[AVX2]))
+        # Each group alone: together they need more than in1 has.
+        self.assertEqual('CUSTOM_Z', unknown(
+            group('1', resources={'VCPU': 3}),
+            group('2', resources={'VCPU': 3}),
+            group('3', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), group_policy='none'))
+        # A resourceless group: a provider passing its filters, whose
+        # root passes root_required.
+        in1.set_traits([SSE])
+        subtree = {'same_subtree': [['_A', '_B']], 'group_policy': 'none'}
+        self.assertEqual('CUSTOM_Z', unknown(
+            group('_A', required_traits=[{SSE}]),
+            group('_B', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), **subtree))
+        self.assertEqual(0, unknown(
+            group('_A', required_traits=[{AVX2}]),
+            group('_B', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), **subtree))
+        self.assertEqual(0, unknown(
+            group('_A', required_traits=[{SSE}]),
+            group('_B', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]),
+            root_forbidden=[SSE], **subtree))
         # With a limit too.
         self.assertEqual(0, unknown(
             group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],

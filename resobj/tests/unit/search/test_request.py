@@ -107,9 +107,11 @@ class TestChecks(base.TestCase):
             # root_required: required ones, then forbidden, by name;
             # then per group as given: classes as given, member_of sets,
             # required traits (an in: set's by name), forbidden ones by
-            # name.
+            # name, and the group searched alone.
             [trait('R1'), trait('R2'), trait('F1'), trait('F2'),
              rc('VCPU'), rc('MEMORY_MB'), agg('agg1'), trait('Z'),
              trait('P'), trait('Q'), trait('X'), trait('Y'),
-             rc('VCPU'), agg('agg2', 'agg3'), agg('agg4'), trait('A')],
+             request.Lookup(request.ALONE, groups[0]),
+             rc('VCPU'), agg('agg2', 'agg3'), agg('agg4'), trait('A'),
+             request.Lookup(request.ALONE, groups[1])],
             request.lookup_order(groups, ('R2', 'R1'), {'F2', 'F1'}))
