@@ -11,10 +11,9 @@ parameters named as :func:`params` and :func:`root_params` name them:
 ``rc_<group>_<n>`` and ``amount_<group>_<n>`` for the group's n-th class
 by class id; ``agg_<group>_<n>`` its n-th ``member_of`` set,
 ``fagg_<group>`` its forbidden aggregates, ``ftrait_<group>`` its
-forbidden trait ids, ``rtrait_<group>_<n>`` a single-provider group's
-n-th required set, ``tree_<group>`` the root id of its ``in_tree``;
-``root_traits``, ``root_trait_count`` and ``root_forbidden`` for
-``root_required``.
+forbidden trait ids, ``rtrait_<group>_<n>`` its n-th required set,
+``tree_<group>`` the root id of its ``in_tree``; ``root_traits``,
+``root_trait_count`` and ``root_forbidden`` for ``root_required``.
 """
 
 import typing
@@ -182,6 +181,9 @@ class GroupShape(typing.NamedTuple):
     required: int
     in_tree: bool
     single: bool
+    # A spread group's required trait sets, which a root taking the
+    # whole group alone must have (see clauses.may_join_spread_part).
+    spread_required: int = 0
 
 
 class RootFilter(typing.NamedTuple):
@@ -202,7 +204,9 @@ def shape(groups):
             required=(len(group.required_traits)
                       if group.use_same_provider else 0),
             in_tree=group.in_tree is not None,
-            single=bool(group.use_same_provider))
+            single=bool(group.use_same_provider),
+            spread_required=(0 if group.use_same_provider
+                             else len(group.required_traits)))
         for group in groups)
 
 
@@ -221,10 +225,9 @@ def params(groups, trait_ids, tree_roots):
         if group.forbidden_traits:
             values['ftrait_%d' % i] = sorted(
                 trait_ids[name] for name in group.forbidden_traits)
-        if group.use_same_provider:
-            for n, any_of in enumerate(group.required_traits):
-                values['rtrait_%d_%d' % (i, n)] = sorted(
-                    trait_ids[name] for name in any_of)
+        for n, any_of in enumerate(group.required_traits):
+            values['rtrait_%d_%d' % (i, n)] = sorted(
+                trait_ids[name] for name in any_of)
         if group.in_tree is not None:
             values['tree_%d' % i] = tree_roots[group.in_tree]
     return values

@@ -204,7 +204,8 @@ def _rows_statement(strategy, request, roots=None, window=None):
     else:
         statement = row_statements.whole_cloud(
             request.shape, strategy, sharing, request.root_filter)
-    if sharing and (roots is not None or any(request.root_filter)):
+    if sharing and (roots is not None or any(request.root_filter) or any(
+            group.spread_required for group in request.shape)):
         values = dict(values, sharing_ids=sorted(request.served))
     return utils.prepared(statement), values
 

@@ -88,6 +88,34 @@ def group_clauses(i, group_shape):
     return clauses
 
 
+def may_join_spread_part(i, group_shape, sharing):
+    """Group ``i``, spread with required traits: the provider may serve.
+
+    A root without children that is neither a sharing provider nor in
+    an aggregate with one (of ``:sharing_ids``, with ``sharing``) can
+    take part in the group only alone, so it must have the group's
+    required traits itself: without them it gives no request. Any other
+    provider may join others that have them, which the search checks
+    per combination.
+    """
+    rp = sql.RP
+    options = [
+        sa.not_(childless_root(rp.c.id, rp.c.parent_provider_id,
+                               one_pass=True)),
+        sa.and_(*(sql.with_any_trait(list_param('rtrait_%d_%d' % (i, n)))
+                  for n in range(group_shape.spread_required)))]
+    if sharing:
+        sharers = list_param('sharing_ids')
+        member, sharer = sql.RP_AGG.alias('member'), sql.RP_AGG.alias(
+            'sharer')
+        options += [rp.c.id.in_(sharers), rp.c.id.in_(
+            sa.select(member.c.resource_provider_id).select_from(
+                member.join(sharer,
+                            sharer.c.aggregate_id == member.c.aggregate_id))
+            .where(sharer.c.resource_provider_id.in_(sharers)))]
+    return sa.or_(*options)
+
+
 def with_room(i, n, clauses, *columns):
     """Select ``columns`` of the few providers with room for one class.
 

@@ -38,7 +38,9 @@ def whole_cloud(request_shape, strategy, sharing, root_filter):
 
     ``root_filter``: the shape of ``root_required``; with ``sharing``,
     the sharing providers ``:sharing_ids`` pass whatever their root, as
-    they serve other trees.
+    they serve other trees. For a spread group with required traits, no
+    childless root that must but cannot take the group alone (see
+    ``clauses.may_join_spread_part``).
     """
     extra = []
     if any(root_filter):
@@ -54,6 +56,10 @@ def whole_cloud(request_shape, strategy, sharing, root_filter):
     selects = []
     for i, group_shape in enumerate(request_shape):
         clauses = cl.group_clauses(i, group_shape) + extra
+        if group_shape.spread_required:
+            # The childless roots without the traits, half a cloud for
+            # a trait on half of it, are not read only to be dropped.
+            clauses.append(cl.may_join_spread_part(i, group_shape, sharing))
         if per_provider:
             selects.append(_per_provider(i, group_shape, width, clauses,
                                          keep_max_unit))

@@ -465,6 +465,33 @@ class TestSharingProviders(CandidateTestCase):
             self.assertEqual(everything[:limit],
                              self.requests(request, limit=limit))
 
+    def test_a_spread_groups_traits_alone_or_with_the_pool(self):
+        # cn1 has the trait; cn0 and cn2 through the pool only, which
+        # has it too; 'outside' serves the group alone, and has it not.
+        self.add(self.cns[1], 'DISK_GB', 500)
+        self.add(self.outside, 'DISK_GB', 500)
+        self.pool.set_traits([SHARING, SSD])
+        self.cns[1].set_traits([SSD])
+        request = group(resources={'VCPU': 2, 'DISK_GB': 100},
+                        required_traits=[{SSD}])
+        expected = [
+            [('cn0', 'VCPU', 2), ('pool', 'DISK_GB', 100)],
+            [('cn1', 'DISK_GB', 100), ('cn1', 'VCPU', 2)],
+            [('cn1', 'VCPU', 2), ('pool', 'DISK_GB', 100)],
+            [('cn2', 'VCPU', 2), ('pool', 'DISK_GB', 100)]]
+        self.assertEqual(expected, self.requests(request))
+        self.outside.set_traits([SSD])
+        self.assertEqual(
+            expected + [[('outside', 'DISK_GB', 100),
+                         ('outside', 'VCPU', 2)]], self.requests(request))
+        # Without the pool's trait, cn0 and cn2 have none to lean on.
+        self.pool.set_traits([SHARING])
+        self.assertEqual(
+            [[('cn1', 'DISK_GB', 100), ('cn1', 'VCPU', 2)],
+             [('cn1', 'VCPU', 2), ('pool', 'DISK_GB', 100)],
+             [('outside', 'DISK_GB', 100), ('outside', 'VCPU', 2)]],
+            self.requests(request))
+
     def test_filters_apply_to_the_pool(self):
         request = {'VCPU': 2, 'DISK_GB': 100}
         self.assertEqual([], self.requests(group(

@@ -31,6 +31,10 @@ class TestRequest(base.TestCase):
         # A spread group's required traits are checked per combination.
         spread, = request.shape([groups[0]._replace(use_same_provider=False)])
         self.assertEqual(0, spread.required)
+        # But a root that takes it alone must have them: the whole
+        # cloud's rows test those.
+        self.assertEqual(2, spread.spread_required)
+        self.assertEqual(0, shape.spread_required)
 
     def test_values_are_named_by_group_and_class_order(self):
         groups = request.groups_with_ids(
