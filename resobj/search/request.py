@@ -126,9 +126,9 @@ def checked_arguments(suffixes, group_policy, root_required,
                       root_forbidden):
     """(root_required, root_forbidden) of a request, checked.
 
-    Both as frozensets. ``suffixes``: those of every group asked for.
-    Invalid for a ``group_policy``, ``root_required``
-    or suffixes the search cannot take.
+    ``suffixes``: those of every group asked for. Invalid for a
+    ``group_policy``, ``root_required`` or suffixes the search cannot
+    take.
     """
     if group_policy not in GROUP_POLICIES:
         raise exception.Invalid(
@@ -244,6 +244,14 @@ def root_params(required, forbidden):
     return values
 
 
+def root_filter_and_params(trait_ids, root_required, root_forbidden):
+    """(RootFilter, bound values) of ``root_required``, names as ids."""
+    required = {trait_ids[name] for name in root_required}
+    forbidden = {trait_ids[name] for name in root_forbidden}
+    return (RootFilter(bool(required), bool(forbidden)),
+            root_params(required, forbidden))
+
+
 def class_names(groups):
     """Every class name the groups ask for."""
     return set().union(*(group.resources for group in groups))
@@ -348,11 +356,10 @@ class SearchRequest:
         self.names = names
         self.served = served
         self.shape = shape(groups)
-        required = {trait_ids[name] for name in root_required}
-        forbidden = {trait_ids[name] for name in root_forbidden}
-        self.root_filter = RootFilter(bool(required), bool(forbidden))
+        self.root_filter, root_values = root_filter_and_params(
+            trait_ids, root_required, root_forbidden)
         self.params = dict(params(groups, trait_ids, tree_roots),
-                           **root_params(required, forbidden))
+                           **root_values)
 
     def spread_traits(self):
         """Trait ids the spread groups require (checked per combination)."""

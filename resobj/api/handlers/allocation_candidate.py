@@ -102,7 +102,8 @@ def _groups(req, version):
         raise errors.bad_request(
             'There must be at least one resources or resources[$S] '
             'parameter.', errors.QUERY_MISSING_VALUE)
-    order = _suffixes_in_query_order(req, version)
+    # ``groups`` holds the suffixes in the order they first appear.
+    order = list(groups)
     return sorted(result, key=lambda group: order.index(group.suffix))
 
 

@@ -125,14 +125,11 @@ def _has_candidates_alone(context, request_group, root_required,
         context, search_request.groups_with_ids([request_group], rc_ids),
         trait_ids, tree_roots)
     ids = sorted(rp_id for rp_ids in by_root.values() for rp_id in rp_ids)
-    if not ids or not (root_required or root_forbidden):
+    root_filter, values = search_request.root_filter_and_params(
+        trait_ids, root_required, root_forbidden)
+    if not ids or not any(root_filter):
         return bool(ids)
-    values = search_request.root_params(
-        {trait_ids[name] for name in root_required},
-        {trait_ids[name] for name in root_forbidden})
-    passing = anchors.root_passing(search_request.RootFilter(
-        bool(root_required), bool(root_forbidden)))
-    return bool(utils.execute(context, passing,
+    return bool(utils.execute(context, anchors.root_passing(root_filter),
                               dict(values, ids=ids)).first())
 
 
@@ -424,8 +421,9 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     'parent_provider_uuid', 'root_provider_uuid'}}}, requests in root id
     order, at most ``limit`` of them. An unknown class raises
     ResourceClassNotFound, an unknown trait TraitNotFound, unless a
-    ``member_of`` set that holds no provider is looked up first (then
-    there is no candidate); an unknown ``in_tree`` provider
+    ``member_of`` set that holds no provider, or a group without
+    candidates of its own, comes first (then there is no candidate, see
+    :func:`_refuse_unknown`); an unknown ``in_tree`` provider
     ResourceProviderNotFound.
     """
     strategy = _strategy(context)
