@@ -541,11 +541,9 @@ class Sequence:
         if minor >= 16 and roll() < 0.3:
             params.append('limit=%d' % self.rng.randint(1, 3))
         if minor >= 17 and roll() < 0.3:
-            params.append('required=%s' % ','.join(
-                ('!' + t if minor >= 22 and roll() < 0.3 else t)
-                for t in self.sample(self.traits, 1, 2)))
+            params.append('required=%s' % self.required_value(minor))
         if minor >= 21 and roll() < 0.2:
-            params.append('member_of=%s' % self.pick(self.aggregates))
+            params.append('member_of=%s' % self.member_of_value(minor))
         if minor >= 25 and roll() < 0.3:
             params.append('resources1=%s:1' % self.pick(
                 STANDARD_CLASSES[:3]))
@@ -556,6 +554,8 @@ class Sequence:
         if minor >= 35 and roll() < 0.2:
             params.append('root_required=%s' % self.rng.choice(
                 ['!COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX']))
+        if minor >= 36 and roll() < 0.3:
+            params += self.subtree_groups(minor)
         if roll() < 0.15:
             params += self.unknown_names(minor)
         if self.malformed():
@@ -565,6 +565,61 @@ class Sequence:
                 params + ['resources1=VCPU:1'], ['resources=FOO:1']])
         yield request('GET', '/allocation_candidates?' + '&'.join(params),
                       version)
+
+    def required_value(self, minor):
+        """A ``required`` value: traits, some forbidden, or (1.39) any of."""
+        if minor >= 39 and self.rng.random() < 0.25:
+            return 'in:' + ','.join(self.sample(self.traits, 1, 3))
+        return ','.join(
+            ('!' + t if minor >= 22 and self.rng.random() < 0.3 else t)
+            for t in self.sample(self.traits, 1, 2))
+
+    def member_of_value(self, minor):
+        """A ``member_of`` value: one aggregate, any of several, or none of
+        several (1.32)."""
+        roll = self.rng.random()
+        if minor >= 32 and roll < 0.2:
+            return '!in:' + ','.join(self.sample(self.aggregates, 1, 2))
+        if roll < 0.5:
+            return 'in:' + ','.join(self.sample(self.aggregates, 1, 3))
+        return self.pick(self.aggregates)
+
+    def subtree_groups(self, minor):
+        """Suffixed groups tied by ``same_subtree`` (1.36+).
+
+        One to three groups, each a class or, resourceless, traits
+        and/or an aggregate only; every resourceless group is in a
+        ``same_subtree`` set (placement refuses one that is not), with
+        some of the others, and a second set may overlap the first.
+        """
+        roll = self.rng.random
+        params, resourced, bare = [], [], []
+        for n in range(self.rng.randint(1, 3)):
+            suffix = '_T%d' % n
+            if roll() < 0.5:
+                params.append('resources%s=%s:1' % (
+                    suffix, self.pick(STANDARD_CLASSES[:4])))
+                resourced.append(suffix)
+            else:
+                bare.append(suffix)
+            traits = roll() < 0.6
+            if traits:
+                params.append('required%s=%s' % (
+                    suffix, self.required_value(minor)))
+            if roll() < 0.3 or (suffix in bare and not traits):
+                params.append('member_of%s=%s' % (
+                    suffix, self.member_of_value(minor)))
+        first = bare + self.sample(resourced, 0, len(resourced))
+        sets = [first] if first else []
+        if resourced and roll() < 0.3:
+            sets.append(self.sample(bare + resourced, 1, 2) +
+                        [self.pick(resourced)])
+        for chosen in sets:
+            params.append('same_subtree=%s' % ','.join(
+                sorted(set(chosen), key=chosen.index)))
+        params.append('group_policy=%s' % self.rng.choice(
+            ['none', 'isolate']))
+        return params
 
     def unknown_names(self, minor):
         """Candidate parameters naming what does not exist.
