@@ -268,17 +268,20 @@ class Lookup(typing.NamedTuple):
     """One step of the order in which a request's names are looked up.
 
     ``kind``: CLASS or TRAIT (``value`` a name, which must exist),
-    MEMBER_OF (``value`` a ``member_of`` set of aggregate uuids, which
-    must hold a provider for the request to have any candidate), or
-    ALONE (``value`` a group whose names are known, which must have
-    candidates of its own for the request to have any).
+    ROOTS (``value`` None: some root provider must pass
+    ``root_required``, whose names are known, for the request to have
+    any candidate), MEMBER_OF (``value`` a ``member_of`` set of
+    aggregate uuids, which must hold a provider for the request to have
+    any candidate), or ALONE (``value`` a group whose names are known,
+    which must have candidates of its own for the request to have any).
     """
 
     kind: str
     value: typing.Any
 
 
-CLASS, TRAIT, MEMBER_OF, ALONE = 'class', 'trait', 'member_of', 'alone'
+CLASS, TRAIT, ROOTS, MEMBER_OF, ALONE = ('class', 'trait', 'roots',
+                                         'member_of', 'alone')
 
 
 def lookup_order(groups, root_required=(), root_forbidden=()):
@@ -288,7 +291,8 @@ def lookup_order(groups, root_required=(), root_forbidden=()):
     answers to a request naming an unknown class or trait: a 400 naming
     that name, or no candidates when something before it leaves none.
     Its order: ``root_required``'s traits (the required ones, then the
-    forbidden ones), then group by group in the order given (the
+    forbidden ones) and whether a root passes them, then group by group
+    in the order given (the
     query's): the group's classes in the order given, its ``member_of``
     sets, its required traits in order, its forbidden ones, and then
     the group searched alone (with ``root_required``), whose lack of
@@ -299,6 +303,8 @@ def lookup_order(groups, root_required=(), root_forbidden=()):
     """
     order = [Lookup(TRAIT, name) for name in sorted(root_required)]
     order += [Lookup(TRAIT, name) for name in sorted(root_forbidden)]
+    if root_required or root_forbidden:
+        order.append(Lookup(ROOTS, None))
     for found in groups:
         order += [Lookup(CLASS, name) for name in found.resources]
         order += [Lookup(MEMBER_OF, frozenset(any_of))
@@ -309,6 +315,19 @@ def lookup_order(groups, root_required=(), root_forbidden=()):
                   for name in sorted(found.forbidden_traits)]
         order.append(Lookup(ALONE, found))
     return order
+
+
+def matches_nothing(group):
+    """Whether no provider can serve ``group``, whatever the cloud.
+
+    A resourceless group with neither a required trait (or an ``in:``
+    set of them) nor a ``member_of`` set: placement looks a resourceless
+    group's providers up by those, and finds none without any, whatever
+    the group's forbidden traits, forbidden aggregates or ``in_tree``
+    (observed black-box, openstack-placement 16.0.0).
+    """
+    return not (group.resources or group.required_traits or
+                group.member_of)
 
 
 def groups_with_ids(groups, rc_ids):

@@ -81,11 +81,11 @@ def _refuse_unknown(context, request_groups, root_required, root_forbidden,
     ResourceClassNotFound or TraitNotFound for the first unknown name
     in placement's order (see
     :func:`resobj.search.request.lookup_order`), unless, as placement,
-    something before it leaves no candidate: a ``member_of`` set that
-    holds no provider, or an earlier group without candidates of its
-    own. Then this returns: the request has no candidates, not an
-    error. Run only once a name is unknown: a valid request pays no
-    statement for it.
+    something before it leaves no candidate: no root passing
+    ``root_required``, a ``member_of`` set that holds no provider, or an
+    earlier group without candidates of its own. Then this returns: the
+    request has no candidates, not an error. Run only once a name is
+    unknown: a valid request pays no statement for it.
     """
     known = {search_request.CLASS: (rc_ids, exception.ResourceClassNotFound),
              search_request.TRAIT: (trait_ids, exception.TraitNotFound)}
@@ -95,6 +95,12 @@ def _refuse_unknown(context, request_groups, root_required, root_forbidden,
             ids, not_found = known[kind]
             if value not in ids:
                 raise not_found(name=value)
+        elif kind == search_request.ROOTS:
+            root_filter, values = search_request.root_filter_and_params(
+                trait_ids, root_required, root_forbidden)
+            if not utils.execute(context, anchors.some_root_passing(
+                    root_filter), values).first():
+                return
         elif kind == search_request.MEMBER_OF:
             if not utils.execute(context, lookups.aggregates_in_use(),
                                  {'aggregates': sorted(value)}).first():
@@ -290,18 +296,23 @@ def _served_passing(context, request, roots, served=None):
 def _resourceless(context, groups, trait_ids, tree_roots):
     """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
 
-    One statement for all.
+    One statement for all; none for a group that no provider can serve
+    (see :func:`resobj.search.request.matches_nothing`).
     """
-    if not groups:
-        return []
-    found = [collections.defaultdict(list) for _group in groups]
-    for index, rp_id, root_id in utils.execute(
-            context, lookups.resourceless_providers(
-                search_request.shape(groups)),
-            search_request.params(groups, trait_ids, tree_roots)).all():
-        found[index][root_id].append(rp_id)
-    return [(group, {root: sorted(ids) for root, ids in by_root.items()})
-            for group, by_root in zip(groups, found)]
+    searched = [group for group in groups
+                if not search_request.matches_nothing(group)]
+    found = {group.suffix: collections.defaultdict(list)
+             for group in groups}
+    if searched:
+        for index, rp_id, root_id in utils.execute(
+                context, lookups.resourceless_providers(
+                    search_request.shape(searched)),
+                search_request.params(searched, trait_ids,
+                                      tree_roots)).all():
+            found[searched[index].suffix][root_id].append(rp_id)
+    return [(group, {root: sorted(ids)
+                     for root, ids in found[group.suffix].items()})
+            for group in groups]
 
 
 def _search(context, strategy, request, roots=None, window=None,

@@ -25,6 +25,7 @@ from resobj.db import facade
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import trait as trait_models
 from resobj.db import provider_sql as sql
+from resobj.search import request as search_request
 
 RC = rc_models.ResourceClass.__table__
 TRAIT = trait_models.Trait.__table__
@@ -68,6 +69,9 @@ def _filters(group, trait_ids, tree_root):
     """
     single = group.use_same_provider
     steps = []
+    if search_request.matches_nothing(group):
+        steps.append(('required trait or member_of, which a resourceless '
+                      'group needs', sa.false()))
     if group.in_tree is not None:
         steps.append(('in_tree %s' % group.in_tree,
                       sql.RP.c.root_provider_id == tree_root))

@@ -73,3 +73,11 @@ def root_passing(root_filter):
     return sa.select(sql.RP.c.id).where(
         sql.RP.c.id.in_(cl.list_param('ids')),
         *cl.root_clauses(sql.RP.c.root_provider_id, root_filter))
+
+
+@functools.lru_cache(maxsize=4)
+def some_root_passing(root_filter):
+    """One root provider that passes ``root_required``, if any."""
+    return sa.select(sql.RP.c.id).where(
+        sql.RP.c.parent_provider_id.is_(None),
+        *cl.root_clauses(sql.RP.c.id, root_filter)).limit(1)

@@ -300,6 +300,39 @@ class TestSingleProvider(CandidateTestCase):
         self.assertEqual(0, unknown(
             group(resources={'VCPU': 1}, required_traits=[{'CUSTOM_Z'}],
                   member_of=[{nobody}]), limit=1))
+        # A resourceless group with neither a required trait nor a
+        # member_of set matches no provider, even with forbidden ones.
+        self.assertEqual(0, unknown(
+            group('_A', forbidden_traits={AVX2}),
+            group('_B', resources={'VCPU': 1},
+                  required_traits=[{'CUSTOM_Z'}]), **subtree))
+
+    def test_no_root_passing_root_required_ends_the_lookups(self):
+        # Once root_required's names are known, and before any group's:
+        # when no root passes it, no candidates rather than an error
+        # (placement's answer). A child with the trait does not count.
+        root = self.make('root', VCPU=4)
+        self.make('child', root, VCPU=4).set_traits([AVX2])
+
+        def unknown(**kwargs):
+            try:
+                found = self.get(group(resources={'CUSTOM_Z': 1},
+                                       required_traits=[{'CUSTOM_Y'}]),
+                                 **kwargs)
+            except (exception.TraitNotFound,
+                    exception.ResourceClassNotFound) as exc:
+                return exc.kwargs['name']
+            return len(found.allocation_requests)
+
+        self.assertEqual(0, unknown(root_required=[AVX2]))
+        self.assertEqual(0, unknown(root_required=[AVX2, SSE]))
+        self.assertEqual('CUSTOM_Z', unknown(root_forbidden=[AVX2]))
+        root.set_traits([AVX2])
+        self.assertEqual('CUSTOM_Z', unknown(root_required=[AVX2]))
+        self.assertEqual(0, unknown(root_forbidden=[AVX2]))
+        root.set_traits([AVX2, SSE])
+        self.assertEqual(0, unknown(root_required=[AVX2],
+                                    root_forbidden=[SSE]))
 
     def test_malformed_and_unsupported_requests_raise(self):
         self.make('cn', VCPU=4)

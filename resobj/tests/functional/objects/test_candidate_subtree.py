@@ -114,6 +114,33 @@ class TestSameSubtree(SubtreeTestCase):
         # The whole tree is summarised, the agent too.
         self.assertIn(self.agent.uuid, found.provider_summaries)
 
+    def test_resourceless_group_needs_a_required_trait_or_member_of(self):
+        # As in placement: forbidden traits, forbidden aggregates or
+        # in_tree alone find no provider for a resourceless group.
+        base_groups = (group(resources={'VCPU': 1}),
+                       group('_BW', resources={
+                           'NET_BW_EGR_KILOBIT_PER_SEC': 100}))
+        for bare in (group('_AG', forbidden_traits={NUMA}),
+                     group('_AG', forbidden_aggs={base.AGG1}),
+                     group('_AG', in_tree=self.cn.uuid),
+                     group('_AG', in_tree=self.cn.uuid,
+                           forbidden_traits={NUMA})):
+            self.assertEqual([], self.mappings(
+                *base_groups, bare, same_subtree=[['_AG', '_BW']],
+                group_policy='none'), bare)
+        # With a required trait, or an aggregate, it has providers.
+        self.agent.set_aggregates([base.AGG1])
+        for bare in (group('_AG', required_traits=[{AGENT}],
+                           forbidden_traits={NUMA}),
+                     group('_AG', member_of=[{base.AGG1}],
+                           in_tree=self.cn.uuid)):
+            self.assertEqual(
+                [{'': 'numa0', '_AG': 'agent', '_BW': 'bw'},
+                 {'': 'numa1', '_AG': 'agent', '_BW': 'bw'}],
+                self.mappings(*base_groups, bare,
+                              same_subtree=[['_AG', '_BW']],
+                              group_policy='none'), bare)
+
     def test_overlapping_sets(self):
         # _N above _V, and _C above _V (or _V above _C): _C is pf0's cell.
         self.assertEqual(
@@ -221,6 +248,16 @@ class TestExplain(SubtreeTestCase):
              {'step': 'candidates', 'passing': 0}],
             found.steps)
         self.assertEqual('candidates', found.first_empty)
+
+    def test_a_resourceless_group_without_a_positive_filter(self):
+        found = self.explain(
+            group(resources={'VCPU': 1}),
+            group('_AG', forbidden_traits={NUMA}),
+            same_subtree=[['_AG']], group_policy='none')
+        self.assertEqual(
+            '_AG: required trait or member_of, which a resourceless group '
+            'needs', found.first_empty)
+        self.assertEqual(0, found.candidates)
 
     def test_unknown_names_are_steps(self):
         found = self.explain(group(resources={'CUSTOM_NOPE': 1}))

@@ -108,14 +108,31 @@ class TestChecks(base.TestCase):
             return request.Lookup(request.MEMBER_OF, frozenset(uuids))
 
         self.assertEqual(
-            # root_required: required ones, then forbidden, by name;
+            # root_required: required ones, then forbidden, by name, and
+            # whether a root passes them;
             # then per group as given: classes as given, member_of sets,
             # required traits (an in: set's by name), forbidden ones by
             # name, and the group searched alone.
             [trait('R1'), trait('R2'), trait('F1'), trait('F2'),
+             request.Lookup(request.ROOTS, None),
              rc('VCPU'), rc('MEMORY_MB'), agg('agg1'), trait('Z'),
              trait('P'), trait('Q'), trait('X'), trait('Y'),
              request.Lookup(request.ALONE, groups[0]),
              rc('VCPU'), agg('agg2', 'agg3'), agg('agg4'), trait('A'),
              request.Lookup(request.ALONE, groups[1])],
             request.lookup_order(groups, ('R2', 'R1'), {'F2', 'F1'}))
+        # Without root_required, no root test.
+        self.assertEqual([rc('VCPU'), agg('agg2', 'agg3'), agg('agg4'),
+                          trait('A'),
+                          request.Lookup(request.ALONE, groups[1])],
+                         request.lookup_order(groups[1:2]))
+
+    def test_a_resourceless_group_needs_a_positive_filter(self):
+        self.assertTrue(request.matches_nothing(spec(
+            '_A', {}, forbidden_traits={'X'}, forbidden_aggs={'agg1'},
+            in_tree='rp')))
+        self.assertFalse(request.matches_nothing(spec(
+            '_A', {}, required_traits=[{'X', 'Y'}])))
+        self.assertFalse(request.matches_nothing(spec(
+            '_A', {}, member_of=[{'agg1'}])))
+        self.assertFalse(request.matches_nothing(spec('', {'VCPU': 1})))
