@@ -44,6 +44,27 @@ def _has_names(joined, required):
     return _meets(required, joined.split(',') if joined else ())
 
 
+def _bare_options(by_root, served):
+    """A resourceless group's {root id: [rp_id, ...]}, sharing too.
+
+    ``by_root``: its providers under their own roots. A sharing provider
+    among them is also an option of every root it serves, as it is for
+    a group with resources: placement maps such a group to a sharing
+    provider in another tree, even one without inventory.
+    """
+    if not served:
+        return by_root
+    found = {root_id: list(providers) for root_id, providers
+             in by_root.items()}
+    for root_id, providers in by_root.items():
+        for rp_id in providers:
+            for anchor in served.get(rp_id, ()):
+                if anchor != root_id:
+                    found.setdefault(anchor, []).append(rp_id)
+    return {root_id: sorted(providers) for root_id, providers
+            in found.items()}
+
+
 class Search:
     """The candidate rows of one request, combined per anchor root.
 
@@ -64,9 +85,10 @@ class Search:
         groups = list(groups) + [group for group, _found in bare]
         self.groups = groups
         # {group index: {root id: [rp_id, ...]}} of resourceless groups:
-        # the providers that pass their traits and aggregates, per root.
+        # the providers that pass their traits and aggregates, per root
+        # they may anchor (see _bare_options).
         first_bare = len(groups) - len(bare)
-        self.bare = {first_bare + n: found
+        self.bare = {first_bare + n: _bare_options(found, served)
                      for n, (_group, found) in enumerate(bare)}
         # Each same_subtree set as group indexes, and {rp_id: parent id}
         # of the providers of the trees (see in_one_subtree), which the
@@ -175,7 +197,7 @@ class Search:
                 for anchor in anchors:
                     if anchor != root_id:
                         _add(by_anchor, anchor, rp_id)
-        for by_root in self.bare.values():
+        for _group, by_root in bare:
             for root_id, providers in by_root.items():
                 for rp_id in providers:
                     root[rp_id] = root_id

@@ -141,6 +141,28 @@ class TestSameSubtree(SubtreeTestCase):
                               same_subtree=[['_AG', '_BW']],
                               group_policy='none'), bare)
 
+    def test_a_sharing_provider_serves_a_resourceless_group(self):
+        # As in placement: a sharing provider that passes the group's
+        # filters is an option of every tree it serves, even without
+        # inventory of its own, and its tree is summarised.
+        pool = self.make('pool')
+        pool.set_traits(['MISC_SHARES_VIA_AGGREGATE', AGENT])
+        pool.set_aggregates([base.AGG1])
+        self.flat.set_aggregates([base.AGG1])
+        groups = (group(resources={'DISK_GB': 10}),
+                  group('_AG', required_traits=[{AGENT}]))
+        expected = [{'': 'cn', '_AG': 'agent'}, {'': 'flat', '_AG': 'pool'}]
+        found = self.get(*groups, same_subtree=[['_AG']],
+                         group_policy='none')
+        self.assertEqual(expected, [
+            {s: self.names[rps[0]] for s, rps in r.mappings.items()}
+            for r in found.allocation_requests])
+        self.assertIn(pool.uuid, found.provider_summaries)
+        for limit in (1, 2):
+            self.assertEqual(expected[:limit], self.mappings(
+                *groups, same_subtree=[['_AG']], group_policy='none',
+                limit=limit))
+
     def test_overlapping_sets(self):
         # _N above _V, and _C above _V (or _V above _C): _C is pf0's cell.
         self.assertEqual(
