@@ -575,8 +575,7 @@ class Sequence:
             for t in self.sample(self.traits, 1, 2))
 
     def member_of_value(self, minor):
-        """A ``member_of`` value: one aggregate, any of several, or none of
-        several (1.32)."""
+        """A ``member_of`` value: one, any of several, or none of (1.32)."""
         roll = self.rng.random()
         if minor >= 32 and roll < 0.2:
             return '!in:' + ','.join(self.sample(self.aggregates, 1, 2))
