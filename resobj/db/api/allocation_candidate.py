@@ -359,7 +359,10 @@ def _window_search(context, strategy, request, window):
     """
     if strategy.anchored_window and not request.served:
         search = _search(context, strategy, request, window=window)
-        return search, sorted(set(search.root.values()))
+        # The roots of the window's rows (every row's provider is in
+        # ``known``), not of the resourceless groups' providers, which
+        # are read for every root: the next window starts after these.
+        return search, sorted({search.root[rp] for rp in search.known})
     roots = utils.execute(context, *_anchor_statement(
         strategy, request, window.after, window.count)).scalars().all()
     if not roots:

@@ -200,6 +200,26 @@ class TestSameSubtree(SubtreeTestCase):
                 limit=limit))
 
 
+class TestWindows(base.CandidateTestCase):
+
+    def test_a_resourceless_group_served_past_the_first_window(self):
+        # Roots with room but without the resourceless group's trait
+        # fill the first window of a limited search; the one tree that
+        # has it comes after them, and is searched.
+        for n in range(3):
+            self.make('plain%d' % n, VCPU=4)
+        self.make('avx', VCPU=4).set_traits([base.AVX2])
+        for limit in (1, 3, None):
+            found = self.get(group(resources={'VCPU': 1}),
+                             group('_T', required_traits=[{base.AVX2}]),
+                             same_subtree=[['_T']], group_policy='none',
+                             limit=limit)
+            self.assertEqual(
+                [{'': 'avx', '_T': 'avx'}],
+                [{s: self.names[rps[0]] for s, rps in r.mappings.items()}
+                 for r in found.allocation_requests], limit)
+
+
 class TestExplain(SubtreeTestCase):
 
     def explain(self, *groups, **kwargs):
