@@ -60,7 +60,7 @@ def _bare_options(by_root, served):
         for rp_id in providers:
             for anchor in served.get(rp_id, ()):
                 if anchor != root_id:
-                    found.setdefault(anchor, []).append(rp_id)
+                    _add(found, anchor, rp_id)
     return {root_id: sorted(providers) for root_id, providers
             in found.items()}
 
