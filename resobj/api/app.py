@@ -1,7 +1,8 @@
 """The WSGI application: negotiation, authentication, dispatch, errors.
 
 ``make_app(conf)`` builds it. One request passes through, in order: the
-standard middleware (``middleware``: proxy headers, request id, CORS);
+collector's pause (``collector``: clean-up after the response is sent);
+the standard middleware (``middleware``: proxy headers, request id, CORS);
 the microversion (400/406 before anything else); the authentication
 middleware; the request context; content negotiation; the route table;
 the handler. Every exception on the way out becomes an error body in the
@@ -14,6 +15,7 @@ import webob
 import webob.request
 
 from resobj.api import auth
+from resobj.api import collector
 from resobj.api import errors
 from resobj.api import microversion
 from resobj.api import middleware
@@ -38,7 +40,10 @@ class Application:
             self._stack = auth.keystone(self._handle, conf)
         else:
             self._stack = auth.NoAuth(self._handle)
-        self._pipeline = middleware.wrap(self._serve, conf)
+        # Outermost: a request's clean-up waits until its response is
+        # sent (see resobj.api.collector).
+        self._pipeline = collector.Application(
+            middleware.wrap(self._serve, conf))
 
     def __call__(self, environ, start_response):
         return self._pipeline(environ, start_response)

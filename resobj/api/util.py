@@ -16,6 +16,7 @@ import orjson
 from oslo_utils import timeutils
 import webob
 
+from resobj.api import collector
 from resobj.api import errors
 from resobj.api.schemas import common
 from resobj.api import wellformed
@@ -242,6 +243,9 @@ def respond(req, data=None, status=200, headers=None, last_modified=None,
     resp = webob.Response(status=status)
     if data is not None:
         resp.body = dumps(data)
+        # Freed once the body is sent, not before (a large answer takes
+        # milliseconds to free).
+        collector.keep_until_sent(req.environ, data)
         resp.content_type = 'application/json'
         resp.charset = None
     else:
