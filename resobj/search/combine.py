@@ -434,6 +434,19 @@ class Search:
                     break
                 continue
             chosen = [by_anchor[anchor] for by_anchor in options]
+            # (A single-provider group's traits were checked in SQL.)
+            way_traits = check_traits
+            if way_traits:
+                # Decided for the anchor's every way at once where it can
+                # be: each way holds the providers that are the only
+                # option of a class, and none holds more than the union
+                # of the options.
+                every = tuple({rps[0] for rps in chosen if len(rps) == 1})
+                if every and self._has_required(0, every):
+                    way_traits = False
+                elif not self._has_required(0, tuple(
+                        {rp for rps in chosen for rp in rps})):
+                    continue
             if same:
                 common = set(chosen[0]).intersection(*chosen[1:])
                 ways = [(rp,) * classes for rp in sorted(common)]
@@ -447,7 +460,7 @@ class Search:
                     providers = (first,)
                 else:
                     providers = tuple(sorted(set(way)))
-                if check_traits and not self._has_required(0, providers):
+                if way_traits and not self._has_required(0, providers):
                     continue
                 if len(providers) == 1 and first not in served:
                     found.append(new(whole_request, (suffix, first)))

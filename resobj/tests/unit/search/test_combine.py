@@ -124,3 +124,28 @@ class TestRequests(base.TestCase):
         self.assertEqual([(('1', (1,)), ('2', (2,))),
                           (('1', (2,)), ('2', (1,)))],
                          [request.mappings for request in found])
+
+    def test_a_spread_group_has_its_traits_on_some_provider_of_each_way(self):
+        spread = group({VCPU: 1, DISK: 5})._replace(
+            required_traits=[{'T'}])
+        # Roots 1 and 2 have VCPU, root 1 and sharing provider 9 disk.
+        found = [row(1, 1, vcpu=8, disk=50), row(2, 2, vcpu=8),
+                 row(3, 3, vcpu=8, disk=50), row(9, 9, disk=500)]
+        served = {9: {1, 2}}
+        ways = {}
+        for holders in ((1,), (9,), (), (2, 3)):
+            search = self.search([spread], found, served=served)
+            search.require_traits({'T': 7}, {rp: {7} for rp in holders})
+            ways[holders] = [request.items if type(request) is
+                             shapes.Combination else request.provider
+                             for request in self.requests(search)]
+        # Root 1 alone takes the group whole (a WholeRequest).
+        whole_1 = 1
+        shared_1 = ((1, VCPU, 1), (9, DISK, 5))
+        shared_2 = ((2, VCPU, 1), (9, DISK, 5))
+        # Root 1 holds the trait: each of its ways, none of root 2's.
+        self.assertEqual([whole_1, shared_1], ways[(1,)])
+        # Only the sharing provider: the ways that use it.
+        self.assertEqual([shared_1, shared_2], ways[(9,)])
+        self.assertEqual([], ways[()])
+        self.assertEqual([shared_2, 3], ways[(2, 3)])
