@@ -34,6 +34,7 @@ UUID_KEY_PATTERN = 'uuid-key-pattern'
 EMPTY_PROVIDER_NAME = 'empty-provider-name'
 LIMITED_CANDIDATES = 'limit-picks-other-candidates'
 REFERENCE_AMOUNTS = 'reference-amounts-above-the-request'
+SHARED_SPREAD_ONE_TREE = 'shared-spread-group-one-tree'
 NEGATIVE_RATIO = 'negative-allocation-ratio-detail'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
@@ -43,7 +44,8 @@ ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
        OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
-       LIMITED_CANDIDATES, REFERENCE_AMOUNTS, NEGATIVE_RATIO)
+       LIMITED_CANDIDATES, REFERENCE_AMOUNTS, SHARED_SPREAD_ONE_TREE,
+       NEGATIVE_RATIO)
 
 
 def _is_page(normalised):
@@ -169,13 +171,18 @@ def _other_limited_candidates(req, ref, res, diffs):
 
 
 def _requested_totals(path):
-    """{class: amount} a candidate request asks for, all groups summed."""
-    totals = {}
+    """{class: amount} a candidate request asks for, all groups summed.
+
+    A repeated ``resources`` parameter is its last value, as both
+    services read it.
+    """
+    totals, groups = {}, {}
     query = path.split('?', 1)[1] if '?' in path else ''
     for param in query.split('&'):
         name, _, value = param.partition('=')
-        if not re.match(r'^resources([a-zA-Z0-9_-]*)$', name):
-            continue
+        if re.match(r'^resources([a-zA-Z0-9_-]*)$', name):
+            groups[name] = value
+    for value in groups.values():
         for item in value.split(','):
             rc, _, amount = item.partition(':')
             totals[rc] = totals.get(rc, 0) + int(amount)
@@ -190,31 +197,125 @@ def _candidate_totals(candidate):
     return totals
 
 
-def _reference_amounts_above_the_request(req, ref, res):
+def _reference_amounts_above_the_request(req, ref, res, diffs):
     """Placement's candidates allocate more than the request asks for.
 
     With several groups asking for one class, placement 16.0.0 can add a
     group's amount to a provider's more than once (its candidates total
     more of the class than all the groups ask for together); resobj's
-    total exactly what is asked. Recognised when both list as many
-    candidates, with the same mappings, every one of resobj's totals the
-    request's amounts and some of placement's more.
+    total exactly what is asked. Recognised when every one of resobj's
+    candidates totals the request's amounts and some of placement's
+    more, and either both list as many, with the same mappings, or
+    placement lists fewer (it merges the candidates its sums made
+    equal): then each of its candidates uses the providers of one of
+    resobj's, each of resobj's others those of one of placement's or an
+    unsuffixed group on sharing providers alone (see
+    :func:`_shared_spread_group_in_one_tree`), and every other
+    difference is a summary placement's answer lacks.
     """
-    lists = _candidate_lists(req, ref, res)
-    if lists is None:
+    if (not req['path'].startswith('/allocation_candidates?')
+            or not ref['status'] == res['status'] == 200
+            or not isinstance(ref['body'], dict)
+            or not isinstance(res['body'], dict)):
         return False
-    a, b = lists
+    a = ref['body'].get('allocation_requests')
+    b = res['body'].get('allocation_requests')
+    if not isinstance(a, list) or not isinstance(b, list):
+        return False
     try:
         asked = _requested_totals(req['path'])
     except ValueError:
         return False
-    if sorted(json.dumps(c.get('mappings'), sort_keys=True) for c in a) != \
-            sorted(json.dumps(c.get('mappings'), sort_keys=True) for c in b):
-        return False
     if any(_candidate_totals(c) != asked for c in b):
         return False
-    return any(amount > asked.get(rc, 0)
-               for c in a for rc, amount in _candidate_totals(c).items())
+    if not any(amount > asked.get(rc, 0)
+               for c in a for rc, amount in _candidate_totals(c).items()):
+        return False
+    if len(a) == len(b):
+        return sorted(json.dumps(c.get('mappings'), sort_keys=True)
+                      for c in a) == sorted(
+            json.dumps(c.get('mappings'), sort_keys=True) for c in b)
+    if len(a) > len(b):
+        return False
+    theirs = {frozenset(c.get('allocations', {})) for c in a}
+    ours = {frozenset(c.get('allocations', {})) for c in b}
+    if not theirs <= ours:
+        return False
+    summaries = res['body'].get('provider_summaries') or {}
+    if not all(frozenset(c.get('allocations', {})) in theirs
+               or _spread_on_sharing(c, summaries) for c in b):
+        return False
+    return _only_lists_and_absent_summaries(diffs)
+
+
+_SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+
+def _candidate_key(candidate):
+    return json.dumps(candidate, sort_keys=True)
+
+
+def _shared_spread_group_in_one_tree(req, ref, res, diffs):
+    """Placement combines an unsuffixed group on a sharing provider once.
+
+    When the unsuffixed group (whose resources may spread over a tree)
+    is served by sharing providers alone, placement 16.0.0 builds that
+    group's request once per tree the sharing provider serves, then
+    keeps one of them (its requests compare equal whatever their tree),
+    so it combines that request with the other groups' in one tree
+    only. resobj combines it in every tree served. Recognised when
+    resobj's candidates are placement's and more, and in each one more
+    the unsuffixed group takes only providers whose summaries name the
+    sharing trait (from 1.34 the mappings say which; before, every
+    candidate of several providers more must use one), and every other
+    difference is a summary placement's answer lacks.
+    """
+    if (not req['path'].startswith('/allocation_candidates?')
+            or not ref['status'] == res['status'] == 200
+            or not isinstance(ref['body'], dict)
+            or not isinstance(res['body'], dict)):
+        return False
+    query = req['path'].split('?', 1)[1]
+    names = {param.partition('=')[0] for param in query.split('&')}
+    if 'resources' not in names or not any(
+            name.startswith('resources') and name != 'resources'
+            for name in names):
+        return False
+    a = ref['body'].get('allocation_requests') or []
+    b = res['body'].get('allocation_requests') or []
+    ours = {_candidate_key(c): c for c in b}
+    theirs = {_candidate_key(c) for c in a}
+    if not theirs < set(ours) or len(a) != len(theirs):
+        return False
+    summaries = res['body'].get('provider_summaries') or {}
+    if not all(_spread_on_sharing(ours[key], summaries)
+               for key in set(ours) - theirs):
+        return False
+    return _only_lists_and_absent_summaries(diffs)
+
+
+def _spread_on_sharing(candidate, summaries):
+    """Whether ``candidate``'s unsuffixed group uses sharing providers only.
+
+    From 1.34 its mappings say which providers the group uses; before,
+    only that the candidate uses a sharing provider can be told.
+    """
+    def sharing(rp):
+        return _SHARING_TRAIT in (summaries.get(rp) or {}).get('traits', ())
+
+    mappings = candidate.get('mappings')
+    if mappings is not None:
+        spread = mappings.get('', ())
+        return bool(spread) and all(sharing(rp) for rp in spread)
+    return any(sharing(rp) for rp in candidate.get('allocations', {}))
+
+
+def _only_lists_and_absent_summaries(diffs):
+    """Whether ``diffs`` are the candidate list and summaries one lacks."""
+    return all(path == '/body/allocation_requests'
+               or (path.startswith('/body/provider_summaries/')
+                   and path.count('/') == 3 and x == '<absent>')
+               for path, x, _y in diffs)
 
 
 def _ratios(value):
@@ -268,8 +369,10 @@ def _answer_deviation(req, ref, res, diffs):
         return FORBIDDEN_TWICE
     if _other_limited_candidates(req, ref, res, diffs):
         return LIMITED_CANDIDATES
-    if _reference_amounts_above_the_request(req, ref, res):
+    if _reference_amounts_above_the_request(req, ref, res, diffs):
         return REFERENCE_AMOUNTS
+    if _shared_spread_group_in_one_tree(req, ref, res, diffs):
+        return SHARED_SPREAD_ONE_TREE
     if _negative_ratio_refused(req, ref, res):
         return NEGATIVE_RATIO
     ref_error, res_error = _error(ref), _error(res)

@@ -51,13 +51,24 @@ def _json(answer):
 
 
 class Sequence:
-    def __init__(self, seed, length, chosen=None, previous=()):
+    def __init__(self, seed, length, chosen=None, previous=(),
+                 forest=False):
         """``chosen``: a set to add every uuid the sequence picks to.
 
         ``previous``: the consumers of the sequence before, whose
         allocations the clean-up deletes on both servers even where
         only resobj has them (after a documented deviation).
+        ``forest``: start from a few nested trees (see :meth:`forest`)
+        and ask for candidates, mostly with ``same_subtree``, three
+        times as often: random trees rarely give such a request any
+        candidate to compare.
         """
+        self.forest_first = forest
+        # How often a 1.36+ candidate request has same_subtree groups,
+        # and how much likelier than that the other filters of a
+        # candidate request are.
+        self.subtree_share = 0.8 if forest else 0.3
+        self.filter_share = 0.3 if forest else 1.0
         self.rng = random.Random(seed)
         self.length = length
         self.chosen = set() if chosen is None else chosen
@@ -120,6 +131,8 @@ class Sequence:
 
     def steps(self):
         yield from self.clean()
+        if self.forest_first:
+            yield from self.forest()
         ops = [
             (self.create_provider, 8), (self.get_provider, 3),
             (self.list_providers, 4), (self.update_provider, 2),
@@ -129,7 +142,9 @@ class Sequence:
             (self.trait_requests, 3), (self.resource_classes, 3),
             (self.put_allocations, 6), (self.post_allocations, 2),
             (self.get_allocations, 2), (self.delete_allocations, 1),
-            (self.usages, 2), (self.candidates, 5), (self.reshape, 2),
+            (self.usages, 2),
+            (self.candidates, 15 if self.forest_first else 5),
+            (self.reshape, 2),
             (self.odd_request, 3),
         ]
         funcs = [f for f, _ in ops]
@@ -205,6 +220,55 @@ class Sequence:
                                body)
         if answer.status in (200, 201) and body.get('uuid') == rp_uuid:
             self.providers.append(rp_uuid)
+
+    def forest(self):
+        """Two or three trees as nova builds them for NUMA and devices.
+
+        A root with disk, two cells with CPU and memory, and under each
+        cell one or two functions with devices; traits and aggregates
+        drawn from the ones the requests draw theirs from, so that
+        ``same_subtree`` requests find candidates in some trees and
+        not in others. Every request valid, at the newest version.
+        """
+        version = '1.%d' % MAX_MINOR
+        for _tree in range(self.rng.randint(2, 3)):
+            root = yield from self._forest_node(version, None, ['DISK_GB'])
+            for _cell in range(2):
+                cell = yield from self._forest_node(
+                    version, root, ['VCPU', 'MEMORY_MB'])
+                for _function in range(self.rng.randint(1, 2)):
+                    yield from self._forest_node(
+                        version, cell, ['SRIOV_NET_VF'])
+
+    def _forest_node(self, version, parent, classes):
+        """One provider of :meth:`forest`, with inventory and traits."""
+        rp = self.new_uuid()
+        body = {'name': self.name() + '-' + rp[:4], 'uuid': rp}
+        if parent is not None:
+            body['parent_provider_uuid'] = parent
+        answer = yield request('POST', '/resource_providers', version, body)
+        if answer.status not in (200, 201):
+            return rp
+        self.providers.append(rp)
+        gen = _json(answer).get('generation', 0)
+        answer = yield request(
+            'PUT', '/resource_providers/%s/inventories' % rp, version,
+            {'resource_provider_generation': gen,
+             'inventories': {rc: {'total': self.rng.choice([4, 8, 16])}
+                             for rc in classes}})
+        gen = _json(answer).get('resource_provider_generation', gen)
+        traits = self.sample(self.traits[:3], 0, 2)
+        if traits:
+            answer = yield request(
+                'PUT', '/resource_providers/%s/traits' % rp, version,
+                {'traits': traits, 'resource_provider_generation': gen})
+            gen = _json(answer).get('resource_provider_generation', gen)
+        if self.rng.random() < 0.5:
+            yield request(
+                'PUT', '/resource_providers/%s/aggregates' % rp, version,
+                {'aggregates': self.sample(self.aggregates, 1, 2),
+                 'resource_provider_generation': gen})
+        return rp
 
     def get_provider(self):
         yield request('GET', '/resource_providers/%s' % self.provider(),
@@ -534,7 +598,9 @@ class Sequence:
     def candidates(self):
         version = self.version(10)
         minor = self.minor(version)
-        roll = self.rng.random
+
+        def roll():
+            return self.rng.random() / self.filter_share
         params = ['resources=%s' % ','.join(
             '%s:%d' % (rc, self.rng.choice([1, 1, 2, 4]))
             for rc in self.sample(STANDARD_CLASSES[:3], 1, 3))]
@@ -554,7 +620,7 @@ class Sequence:
         if minor >= 35 and roll() < 0.2:
             params.append('root_required=%s' % self.rng.choice(
                 ['!COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX']))
-        if minor >= 36 and roll() < 0.3:
+        if minor >= 36 and self.rng.random() < self.subtree_share:
             params += self.subtree_groups(minor)
         if roll() < 0.15:
             params += self.unknown_names(minor)
@@ -602,7 +668,11 @@ class Sequence:
             else:
                 bare.append(suffix)
             traits = roll() < 0.6
-            if traits:
+            if traits and self.forest_first:
+                # Traits the forest's providers have (see forest).
+                params.append('required%s=%s' % (
+                    suffix, ','.join(self.sample(self.traits[:3], 1, 1))))
+            elif traits:
                 params.append('required%s=%s' % (
                     suffix, self.required_value(minor)))
             if roll() < 0.3 or (suffix in bare and not traits):

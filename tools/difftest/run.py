@@ -93,7 +93,8 @@ def run(args, ref, res):
     # servers named themselves.
     chosen, same, previous = set(), {}, ()
     for seed in range(args.seed, args.seed + args.sequences):
-        seq = generate.Sequence(seed, args.length, chosen, previous)
+        seq = generate.Sequence(seed, args.length, chosen, previous,
+                                forest=args.forest)
         previous = seq.consumers
         ref_names = compare.UuidNames(chosen)
         res_names = compare.UuidNames(chosen)
@@ -103,6 +104,9 @@ def run(args, ref, res):
             ref_answer = ref.send(req)
             res_answer = res.send(translate(req, same))
             totals['requests'] += 1
+            if 'same_subtree=' in req['path']:
+                totals['same_subtree'] += 1
+                totals['same_subtree_found'] += _has_candidates(ref_answer)
             _bind_created(req, ref_answer, ref_names, res_answer, res_names,
                           same)
             a = compare.normalise(ref_answer, ref_names)
@@ -143,6 +147,13 @@ def run(args, ref, res):
                 break
         totals['sequences'] += 1
     return kinds, totals, documented
+
+
+def _has_candidates(answer):
+    """Whether ``answer`` is a 200 with at least one allocation request."""
+    if answer.status != 200:
+        return False
+    return bool((answer.json() or {}).get('allocation_requests'))
 
 
 def _replay_leftover(req, a, b, ref_answer, ref, res, ref_names,
@@ -285,6 +296,9 @@ def main(argv=None):
                         help='a venv with openstack-placement 16.0.0 and '
                              'waitress (psycopg2 for PostgreSQL)')
     parser.add_argument('--pg-url', default=PG_URL)
+    parser.add_argument('--forest', action='store_true',
+                        help='start each sequence from nested trees and '
+                             'ask for candidates (same_subtree) more often')
     parser.add_argument('--keep', action='store_true',
                         help='keep the temporary directory (logs)')
     parser.add_argument('--trace', action='store_true',
@@ -314,6 +328,9 @@ def main(argv=None):
              args.length, totals['sequences'], totals['requests'],
              totals['differences'], len(kinds), sum(documented.values()),
              time.monotonic() - start))
+    print('same_subtree: %d requests, %d of them with candidates on the '
+          'reference' % (totals['same_subtree'],
+                         totals['same_subtree_found']))
     return 1 if kinds else 0
 
 

@@ -224,6 +224,94 @@ class TestClassify(unittest.TestCase):
         self.assertEqual({}, classify(req, answer(200, candidates(2, 0)),
                                       res)[0])
 
+    def test_reference_amounts_above_and_fewer_candidates(self):
+        req = generate.request(
+            'GET', '/allocation_candidates?resources=DISK_GB:4'
+            '&resources1=DISK_GB:1&group_policy=none', '1.39')
+        summaries = {RP_A: {'traits': ['MISC_SHARES_VIA_AGGREGATE']},
+                     RP_B: {'traits': []}}
+
+        def candidate(spread, granular, spread_amount=4):
+            allocations = {spread: {'resources': {'DISK_GB': spread_amount}},
+                           granular: {'resources': {'DISK_GB': 1}}}
+            return {'allocations': allocations,
+                    'mappings': {'': [spread], '1': [granular]}}
+
+        # Placement's one candidate allocates 6 where 4 + 1 are asked.
+        ref = answer(200, {'allocation_requests': [candidate(RP_B, RP_A, 5)],
+                           'provider_summaries': summaries})
+        # resobj's: the same providers, and the unsuffixed group on the
+        # sharing provider.
+        res = answer(200, {'allocation_requests': [
+            candidate(RP_B, RP_A), candidate(RP_A, RP_B)],
+            'provider_summaries': summaries})
+        self.assertEqual([deviations.REFERENCE_AMOUNTS],
+                         list(classify(req, ref, res)[0]))
+        # resobj's other candidate with the unsuffixed group on a
+        # provider that does not share: unexplained.
+        summaries[RP_A] = {'traits': []}
+        res = answer(200, {'allocation_requests': [
+            candidate(RP_B, RP_A), candidate(RP_A, RP_B)],
+            'provider_summaries': summaries})
+        self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_repeated_resources_are_their_last_value(self):
+        req = generate.request(
+            'GET', '/allocation_candidates?resources=VCPU:4'
+            '&resources1=VCPU:1&group_policy=isolate&resources1=VCPU:1',
+            '1.31')
+
+        def candidates(a_vcpu, b_vcpu):
+            return {'allocation_requests': [{'allocations': {
+                RP_A: {'resources': {'VCPU': a_vcpu}},
+                RP_B: {'resources': {'VCPU': b_vcpu}}}}],
+                'provider_summaries': {}}
+
+        # 4 + 1 asked; placement added the second group's 1 twice.
+        self.assertEqual([deviations.REFERENCE_AMOUNTS], list(classify(
+            req, answer(200, candidates(4, 2)),
+            answer(200, candidates(4, 1)))[0]))
+
+    def test_a_shared_spread_group_combined_in_one_tree(self):
+        req = generate.request(
+            'GET', '/allocation_candidates?resources=VCPU:2'
+            '&resources1=VCPU:1&group_policy=none', '1.39')
+        summaries = {RP_A: {'traits': ['MISC_SHARES_VIA_AGGREGATE']},
+                     RP_B: {'traits': []}}
+
+        def candidate(spread, granular):
+            allocations = {spread: {'resources': {'VCPU': 2}}}
+            allocations.setdefault(granular, {'resources': {}})
+            allocations[granular]['resources']['VCPU'] = \
+                allocations[granular]['resources'].get('VCPU', 0) + 1
+            return {'allocations': allocations,
+                    'mappings': {'': [spread], '1': [granular]}}
+
+        both = [candidate(RP_B, RP_A), candidate(RP_A, RP_A)]
+        extra = candidate(RP_A, RP_B)
+        ref = answer(200, {'allocation_requests': both,
+                           'provider_summaries': summaries})
+        res = answer(200, {'allocation_requests': both + [extra],
+                           'provider_summaries': summaries})
+        self.assertEqual([deviations.SHARED_SPREAD_ONE_TREE],
+                         list(classify(req, ref, res)[0]))
+        # The unsuffixed group on a provider that does not share: no.
+        res = answer(200, {'allocation_requests': both + [
+            candidate(RP_B, RP_B)], 'provider_summaries': summaries})
+        self.assertEqual({}, classify(req, ref, res)[0])
+        # Placement with one resobj lacks: no.
+        self.assertEqual({}, classify(req, answer(200, {
+            'allocation_requests': both + [extra, candidate(RP_B, RP_B)],
+            'provider_summaries': summaries}), answer(200, {
+                'allocation_requests': both + [extra],
+                'provider_summaries': summaries}))[0])
+        # Without a granular group there is nothing to combine.
+        single = generate.request(
+            'GET', '/allocation_candidates?resources=VCPU:2', '1.39')
+        self.assertEqual({}, classify(single, ref, answer(200, {
+            'allocation_requests': both + [extra],
+            'provider_summaries': summaries}))[0])
+
     def test_negative_allocation_ratio_in_other_words(self):
         path = '/resource_providers/%s/inventories/MEMORY_MB' % RP_A
         req = generate.request('PUT', path, '1.10', {
