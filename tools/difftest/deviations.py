@@ -170,6 +170,19 @@ def _other_limited_candidates(req, ref, res, diffs):
                     for path, _, _ in diffs))
 
 
+def _candidate_answers(req, ref, res):
+    """Both 200 answers' allocation requests, of any lengths; or None."""
+    if (not req['path'].startswith('/allocation_candidates?')
+            or not ref['status'] == res['status'] == 200):
+        return None
+    found = [answer['body'].get('allocation_requests')
+             if isinstance(answer['body'], dict) else None
+             for answer in (ref, res)]
+    if all(isinstance(requests, list) for requests in found):
+        return found
+    return None
+
+
 def _requested_totals(path):
     """{class: amount} a candidate request asks for, all groups summed.
 
@@ -213,15 +226,10 @@ def _reference_amounts_above_the_request(req, ref, res, diffs):
     :func:`_shared_spread_group_in_one_tree`), and every other
     difference is a summary placement's answer lacks.
     """
-    if (not req['path'].startswith('/allocation_candidates?')
-            or not ref['status'] == res['status'] == 200
-            or not isinstance(ref['body'], dict)
-            or not isinstance(res['body'], dict)):
+    lists = _candidate_answers(req, ref, res)
+    if lists is None:
         return False
-    a = ref['body'].get('allocation_requests')
-    b = res['body'].get('allocation_requests')
-    if not isinstance(a, list) or not isinstance(b, list):
-        return False
+    a, b = lists
     try:
         asked = _requested_totals(req['path'])
     except ValueError:
@@ -266,14 +274,12 @@ def _shared_spread_group_in_one_tree(req, ref, res, diffs):
     only. resobj combines it in every tree served. Recognised when
     resobj's candidates are placement's and more, and in each one more
     the unsuffixed group takes only providers whose summaries name the
-    sharing trait (from 1.34 the mappings say which; before, every
-    candidate of several providers more must use one), and every other
-    difference is a summary placement's answer lacks.
+    sharing trait (from 1.34 the mappings say which; before, such a
+    candidate must use one), and every other difference is a summary
+    placement's answer lacks.
     """
-    if (not req['path'].startswith('/allocation_candidates?')
-            or not ref['status'] == res['status'] == 200
-            or not isinstance(ref['body'], dict)
-            or not isinstance(res['body'], dict)):
+    lists = _candidate_answers(req, ref, res)
+    if lists is None:
         return False
     query = req['path'].split('?', 1)[1]
     names = {param.partition('=')[0] for param in query.split('&')}
@@ -281,8 +287,7 @@ def _shared_spread_group_in_one_tree(req, ref, res, diffs):
             name.startswith('resources') and name != 'resources'
             for name in names):
         return False
-    a = ref['body'].get('allocation_requests') or []
-    b = res['body'].get('allocation_requests') or []
+    a, b = lists
     ours = {_candidate_key(c): c for c in b}
     theirs = {_candidate_key(c) for c in a}
     if not theirs < set(ours) or len(a) != len(theirs):

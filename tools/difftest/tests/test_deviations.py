@@ -35,6 +35,12 @@ def classify(req, ref, res):
     return deviations.classify(req, ref, res, compare.differences(ref, res))
 
 
+def sharing_summaries():
+    """Provider summaries where RP_A shares its inventory, RP_B does not."""
+    return {RP_A: {'traits': ['MISC_SHARES_VIA_AGGREGATE']},
+            RP_B: {'traits': []}}
+
+
 GET = generate.request('GET', '/resource_providers', '1.14')
 
 
@@ -228,8 +234,7 @@ class TestClassify(unittest.TestCase):
         req = generate.request(
             'GET', '/allocation_candidates?resources=DISK_GB:4'
             '&resources1=DISK_GB:1&group_policy=none', '1.39')
-        summaries = {RP_A: {'traits': ['MISC_SHARES_VIA_AGGREGATE']},
-                     RP_B: {'traits': []}}
+        summaries = sharing_summaries()
 
         def candidate(spread, granular, spread_amount=4):
             allocations = {spread: {'resources': {'DISK_GB': spread_amount}},
@@ -276,8 +281,7 @@ class TestClassify(unittest.TestCase):
         req = generate.request(
             'GET', '/allocation_candidates?resources=VCPU:2'
             '&resources1=VCPU:1&group_policy=none', '1.39')
-        summaries = {RP_A: {'traits': ['MISC_SHARES_VIA_AGGREGATE']},
-                     RP_B: {'traits': []}}
+        summaries = sharing_summaries()
 
         def candidate(spread, granular):
             allocations = {spread: {'resources': {'VCPU': 2}}}
