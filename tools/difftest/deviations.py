@@ -219,11 +219,9 @@ def _reference_amounts_above_the_request(req, ref, res, diffs):
     total exactly what is asked. Recognised when every one of resobj's
     candidates totals the request's amounts and some of placement's
     more, and either both list as many, with the same mappings, or
-    placement lists fewer (it merges the candidates its sums made
-    equal): then each of its candidates uses the providers of one of
-    resobj's, each of resobj's others those of one of placement's or an
-    unsuffixed group on sharing providers alone (see
-    :func:`_shared_spread_group_in_one_tree`), and every other
+    placement lists fewer (it merges the candidates its sums made equal,
+    and drops those its sums make exceed a capacity): then each of its
+    candidates uses the providers of one of resobj's, and every other
     difference is a summary placement's answer lacks.
     """
     lists = _candidate_answers(req, ref, res)
@@ -247,13 +245,7 @@ def _reference_amounts_above_the_request(req, ref, res, diffs):
         return False
     theirs = {frozenset(c.get('allocations', {})) for c in a}
     ours = {frozenset(c.get('allocations', {})) for c in b}
-    if not theirs <= ours:
-        return False
-    summaries = res['body'].get('provider_summaries') or {}
-    if not all(frozenset(c.get('allocations', {})) in theirs
-               or _spread_on_sharing(c, summaries) for c in b):
-        return False
-    return _only_lists_and_absent_summaries(diffs)
+    return theirs <= ours and _only_lists_and_absent_summaries(diffs)
 
 
 _SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'

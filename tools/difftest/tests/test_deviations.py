@@ -252,11 +252,10 @@ class TestClassify(unittest.TestCase):
             'provider_summaries': summaries})
         self.assertEqual([deviations.REFERENCE_AMOUNTS],
                          list(classify(req, ref, res)[0]))
-        # resobj's other candidate with the unsuffixed group on a
-        # provider that does not share: unexplained.
-        summaries[RP_A] = {'traits': []}
+        # Placement's candidate on providers none of resobj's uses:
+        # unexplained.
         res = answer(200, {'allocation_requests': [
-            candidate(RP_B, RP_A), candidate(RP_A, RP_B)],
+            candidate(RP_A, C1), candidate(C1, RP_A)],
             'provider_summaries': summaries})
         self.assertEqual({}, classify(req, ref, res)[0])
 
