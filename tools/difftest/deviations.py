@@ -144,16 +144,24 @@ def is_empty_name_refused(req, res):
     return isinstance(body, dict) and body.get('name') == ''
 
 
-def _candidate_lists(req, ref, res):
-    """Both answers' allocation requests, if both list as many; or None."""
+def _candidate_answers(req, ref, res):
+    """Both 200 answers' allocation requests, of any lengths; or None."""
     if (not req['path'].startswith('/allocation_candidates?')
             or not ref['status'] == res['status'] == 200):
         return None
-    a, b = [answer['body'].get('allocation_requests')
-            if isinstance(answer['body'], dict) else None
-            for answer in (ref, res)]
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return a, b
+    found = [answer['body'].get('allocation_requests')
+             if isinstance(answer['body'], dict) else None
+             for answer in (ref, res)]
+    if all(isinstance(requests, list) for requests in found):
+        return found
+    return None
+
+
+def _candidate_lists(req, ref, res):
+    """Both answers' allocation requests, if both list as many; or None."""
+    lists = _candidate_answers(req, ref, res)
+    if lists is not None and len(lists[0]) == len(lists[1]):
+        return lists
     return None
 
 
@@ -168,19 +176,6 @@ def _other_limited_candidates(req, ref, res, diffs):
             and all(path.startswith(('/body/allocation_requests/',
                                      '/body/provider_summaries/'))
                     for path, _, _ in diffs))
-
-
-def _candidate_answers(req, ref, res):
-    """Both 200 answers' allocation requests, of any lengths; or None."""
-    if (not req['path'].startswith('/allocation_candidates?')
-            or not ref['status'] == res['status'] == 200):
-        return None
-    found = [answer['body'].get('allocation_requests')
-             if isinstance(answer['body'], dict) else None
-             for answer in (ref, res)]
-    if all(isinstance(requests, list) for requests in found):
-        return found
-    return None
 
 
 def _requested_totals(path):

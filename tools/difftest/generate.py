@@ -23,6 +23,9 @@ STANDARD_CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF',
                     'IPV4_ADDRESS']
 STANDARD_TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'STORAGE_DISK_SSD',
                    'COMPUTE_STATUS_DISABLED', 'MISC_SHARES_VIA_AGGREGATE']
+# The traits of the providers of Sequence.forest, and of the same_subtree
+# groups that ask for them.
+FOREST_TRAITS = STANDARD_TRAITS[:3]
 
 
 def request(method, path, version=None, body=None, headers=None,
@@ -257,7 +260,7 @@ class Sequence:
              'inventories': {rc: {'total': self.rng.choice([4, 8, 16])}
                              for rc in classes}})
         gen = _json(answer).get('resource_provider_generation', gen)
-        traits = self.sample(self.traits[:3], 0, 2)
+        traits = self.sample(FOREST_TRAITS, 0, 2)
         if traits:
             answer = yield request(
                 'PUT', '/resource_providers/%s/traits' % rp, version,
@@ -669,9 +672,8 @@ class Sequence:
                 bare.append(suffix)
             traits = roll() < 0.6
             if traits and self.forest_first:
-                # Traits the forest's providers have (see forest).
                 params.append('required%s=%s' % (
-                    suffix, ','.join(self.sample(self.traits[:3], 1, 1))))
+                    suffix, ','.join(self.sample(FOREST_TRAITS, 1, 1))))
             elif traits:
                 params.append('required%s=%s' % (
                     suffix, self.required_value(minor)))
