@@ -434,13 +434,14 @@ class Search:
                     break
                 continue
             chosen = [by_anchor[anchor] for by_anchor in options]
-            # (A single-provider group's traits were checked in SQL.)
+            # Whether each way's providers need their traits checked
+            # (never for a single-provider group, checked in SQL);
+            # decided for the anchor's every way at once where it can
+            # be: each way holds the providers that are the only option
+            # of a class, and none holds more than the union of the
+            # options.
             way_traits = check_traits
             if way_traits:
-                # Decided for the anchor's every way at once where it can
-                # be: each way holds the providers that are the only
-                # option of a class, and none holds more than the union
-                # of the options.
                 every = tuple({rps[0] for rps in chosen if len(rps) == 1})
                 if every and self._has_required(0, every):
                     way_traits = False
