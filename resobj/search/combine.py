@@ -76,6 +76,11 @@ class Search:
     providers whose own root fails ``root_required``; ``bare``: the
     resourceless groups and their providers per root; ``subtrees``: the
     ``same_subtree`` sets as group indexes.
+
+    A sharing provider that is not a root and serves other roots' trees
+    in a group that may spread and has ``member_of`` sets is left out of
+    those trees until :meth:`serve_other_trees` says it is itself in the
+    aggregates (see :meth:`sharers_to_check`).
     """
 
     def __init__(self, groups, rows, layout, served, names, roots=None,
@@ -157,6 +162,16 @@ class Search:
         lone_traits = () if group.use_same_provider else \
             group.required_traits
         whole = len(slots[0])
+        # Per group: whether a sharing provider's own aggregates decide
+        # if it serves other roots' trees (placement's rule for a group
+        # that may spread, with member_of sets); the rows passed the
+        # sets through the provider's root, which is the same test for
+        # a root only.
+        own_aggregates = [not group.use_same_provider and bool(
+            group.member_of) for group in groups]
+        # [(group index, rp_id, its root id, the anchors it would serve,
+        # its classes' {anchor: options})] held back for that test.
+        self.held_back = held_back = []
         for row in rows:
             rp_id, root_id = row[at_provider], row[at_root]
             root[rp_id] = root_id
@@ -186,6 +201,12 @@ class Search:
             # root_required; they still serve the trees of other roots.
             home = rp_id not in homeless
             anchors = served.get(rp_id, ()) if served else ()
+            if anchors and rp_id != root_id and \
+                    own_aggregates[row[at_group]]:
+                held_back.append((row[at_group], rp_id, root_id, anchors, [
+                    by_anchor for capacity_at, _u, _m, _r, _n, by_anchor
+                    in group_slots if row[capacity_at] is not None]))
+                anchors = ()
             for capacity_at, _used_at, max_unit_at, rc_id, _name, \
                     by_anchor in group_slots:
                 if row[capacity_at] is None:
@@ -203,6 +224,32 @@ class Search:
                     root[rp_id] = root_id
         self.required = [()] * len(groups)
         self.links = {}
+
+    def sharers_to_check(self):
+        """{group index: ids of the sharing providers held back}.
+
+        Those whose own aggregates decide whether they serve other
+        roots' trees in that group (see the class's description).
+        """
+        found = {}
+        for index, rp_id, _root, _anchors, _options in self.held_back:
+            found.setdefault(index, set()).add(rp_id)
+        return found
+
+    def serve_other_trees(self, allowed):
+        """Let the held-back sharing providers in ``allowed`` serve.
+
+        ``allowed``: {group index: ids in that group's every member_of
+        set by their own aggregates}. Call before any other method.
+        """
+        for index, rp_id, root_id, anchors, options in self.held_back:
+            if rp_id not in allowed.get(index, ()):
+                continue
+            for by_anchor in options:
+                for anchor in anchors:
+                    if anchor != root_id:
+                        _add(by_anchor, anchor, rp_id)
+        self.held_back = []
 
     def require_traits(self, trait_ids, links):
         """Check spread groups' required traits with ``links``.

@@ -293,6 +293,29 @@ def _served_passing(context, request, roots, served=None):
             frozenset(served).difference(passing))
 
 
+def _own_aggregates(context, request, held_back):
+    """{group index: the ids of ``held_back``'s that are in its aggregates}.
+
+    ``held_back``: {group index: sharing provider ids}
+    (:meth:`resobj.search.combine.Search.sharers_to_check`). Observed in
+    placement 16.0.0: in a group that may spread over a tree and has
+    ``member_of`` sets, a sharing provider serves another root's tree
+    only when it is itself in an aggregate of each set; its root's
+    aggregates count in its own tree only, as for any provider there.
+    One statement per group (only the unsuffixed group spreads).
+    """
+    found = {}
+    for index, ids in held_back.items():
+        member_of = request.groups[index].member_of
+        values = {'ids': sorted(ids)}
+        values.update(('agg_%d' % n, sorted(any_of))
+                      for n, any_of in enumerate(member_of))
+        found[index] = frozenset(utils.execute(
+            context, lookups.sharing_in_aggregates(len(member_of)),
+            values).scalars().all())
+    return found
+
+
 def _resourceless(context, groups, trait_ids, tree_roots):
     """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
 
@@ -327,6 +350,10 @@ def _search(context, strategy, request, roots=None, window=None,
     search = combine.Search(
         request.groups, rows, layout, served, request.names, roots,
         homeless, request.bare, request.subtrees)
+    held_back = search.sharers_to_check()
+    if held_back:
+        search.serve_other_trees(_own_aggregates(context, request,
+                                                 held_back))
     if request.subtrees:
         # The trees of the roots that may anchor a request (the roots of
         # the resourceless groups' providers are among them): their

@@ -144,10 +144,11 @@ def _served(root, sharing_ids, *conditions):
             _has_any(sql.RP.c.id, sharing_ids), *conditions)
 
 
-def _somewhere(root, sharing_ids, *conditions):
-    """A provider of the tree, or a sharing one serving it, meets them."""
+def _somewhere(root, sharing_ids, conditions, sharer_conditions):
+    """A provider of the tree meets ``conditions``, or a sharing one
+    serving it meets ``sharer_conditions``."""
     return sa.or_(_in_tree(root, *conditions),
-                  _served(root, sharing_ids, *conditions))
+                  _served(root, sharing_ids, *sharer_conditions))
 
 
 def _tree_condition(group, root, filters, rooms, trait_ids, sharing_ids):
@@ -161,17 +162,25 @@ def _tree_condition(group, root, filters, rooms, trait_ids, sharing_ids):
     caller: ``filters`` are the provider filters only.
     """
     passing = [condition for _name, condition in filters]
+    # A sharing provider serves another root's tree in a spread group
+    # only when it is itself in each member_of set (placement's rule, see
+    # allocation_candidate._own_aggregates); a single-provider
+    # group's filters ask that of every provider already.
+    sharer_passing = passing if group.use_same_provider else passing + [
+        sql.in_aggregates(any_of, through_root=False)
+        for any_of in group.member_of]
+
+    def somewhere(*more):
+        return _somewhere(root, sharing_ids, passing + list(more),
+                          sharer_passing + list(more))
     if group.use_same_provider or not rooms:
-        return _somewhere(root, sharing_ids, *passing,
-                          *[c for _n, c in rooms])
-    conditions = [_somewhere(root, sharing_ids, *passing, condition)
-                  for _name, condition in rooms]
+        return somewhere(*[c for _n, c in rooms])
+    conditions = [somewhere(condition) for _name, condition in rooms]
     # A required trait counts on a provider the group may use: one with
     # room for one of its classes.
     usable = sa.or_(*[condition for _name, condition in rooms])
     for _name, condition in _spread_traits(group, trait_ids):
-        conditions.append(_somewhere(root, sharing_ids, *passing, usable,
-                                     condition))
+        conditions.append(somewhere(usable, condition))
     return sa.and_(*conditions)
 
 

@@ -539,6 +539,47 @@ class TestSharingProviders(CandidateTestCase):
             resources=request, in_tree=self.cns[0].uuid)))
 
 
+class TestSharingProviderUnderARoot(CandidateTestCase):
+    """A sharing provider that is not a root, and member_of."""
+
+    def test_own_aggregates_decide_which_other_trees_it_serves(self):
+        # Seen in placement 16.0.0: a sharing provider that is not a root
+        # serves another root's tree, in a group with member_of, only if
+        # it is in the aggregates itself; in its own tree its root's
+        # aggregates count, as for every provider there.
+        host = self.make('host', DISK_GB=1000)
+        host.set_aggregates([AGG1])
+        pool = self.make('subpool', parent=host, VCPU=8)
+        pool.set_traits([SHARING])
+        pool.set_aggregates([AGG2])
+        other = self.make('other', DISK_GB=1000)
+        # Shares AGG2 with the pool, and is in AGG1 as the host.
+        other.set_aggregates([AGG1, AGG2])
+        request = {'VCPU': 1, 'DISK_GB': 10}
+        own_tree = [('host', 'DISK_GB', 10), ('subpool', 'VCPU', 1)]
+        other_tree = [('other', 'DISK_GB', 10), ('subpool', 'VCPU', 1)]
+        for limit in (None, 10):
+            self.assertEqual([own_tree], self.requests(group(
+                resources=request, member_of=[{AGG1}]), limit=limit),
+                limit)
+            # In AGG2 itself: it serves the other tree too.
+            self.assertEqual([own_tree, other_tree], self.requests(group(
+                resources=request, member_of=[{AGG1, AGG2}]),
+                limit=limit), limit)
+            # Without member_of it serves every tree it shares with.
+            self.assertEqual([own_tree, other_tree], self.requests(group(
+                resources=request), limit=limit), limit)
+        # The explanation counts the trees as the search finds them.
+        found = ac_obj.AllocationCandidates.explain(
+            self.context, [group(resources=request, member_of=[{AGG1}])])
+        self.assertEqual(1, found.candidates)
+        steps = {s['step']: s['passing'] for s in found.groups[0]['steps']}
+        self.assertEqual(1, steps['trees with providers for the group'])
+        pool.set_aggregates([AGG1, AGG2])
+        self.assertEqual([own_tree, other_tree], self.requests(group(
+            resources=request, member_of=[{AGG1}])))
+
+
 class TestNestedProviders(CandidateTestCase):
 
     def setUp(self):

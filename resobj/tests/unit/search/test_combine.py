@@ -111,6 +111,29 @@ class TestRequests(base.TestCase):
             [request.items for request in found])
         self.assertEqual({1, 2, 9}, search.used_roots)
 
+    def test_a_sharing_provider_under_a_root_waits_for_its_aggregates(self):
+        # Sharing provider 2 (VCPU) is a child of root 1 and serves root
+        # 3's tree (disk); the group has member_of sets.
+        spread = group({VCPU: 1, DISK: 5})._replace(member_of=[{'agg'}])
+        found = [row(1, 1, disk=50), row(2, 1, vcpu=8), row(3, 3, disk=50)]
+        served = {2: {1, 3}}
+        search = self.search([spread], found, served=served)
+        self.assertEqual({0: {2}}, search.sharers_to_check())
+        search.serve_other_trees({0: frozenset()})
+        # Not in them itself: its own tree only.
+        self.assertEqual([1], search.anchors())
+        search = self.search([spread], found, served=served)
+        search.serve_other_trees({0: frozenset({2})})
+        self.assertEqual([1, 3], search.anchors())
+        self.assertEqual({}, search.sharers_to_check())
+        # A root that shares, or a group without member_of: no test.
+        self.assertEqual({}, self.search(
+            [spread], [row(2, 2, vcpu=8), row(3, 3, disk=50)],
+            served={2: {2, 3}}).sharers_to_check())
+        self.assertEqual({}, self.search(
+            [group({VCPU: 1, DISK: 5})], found,
+            served=served).sharers_to_check())
+
     def test_two_groups_on_one_provider_must_fit_together(self):
         first = group({VCPU: 6}, suffix='1', same=True)
         second = first._replace(suffix='2')
