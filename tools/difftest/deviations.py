@@ -197,10 +197,24 @@ def _requested_totals(path):
     return totals
 
 
+def _allocation_parts(candidate):
+    """{provider uuid: {class: amount}} of a candidate, in either form.
+
+    From 1.12 ``allocations`` is a dict by provider uuid; before, a
+    list of {'resource_provider': {'uuid'}, 'resources'}.
+    """
+    allocations = candidate.get('allocations', {})
+    if isinstance(allocations, list):
+        return {part['resource_provider']['uuid']: part.get('resources', {})
+                for part in allocations}
+    return {uuid: part.get('resources', {})
+            for uuid, part in allocations.items()}
+
+
 def _candidate_totals(candidate):
     totals = {}
-    for part in candidate.get('allocations', {}).values():
-        for rc, amount in part.get('resources', {}).items():
+    for resources in _allocation_parts(candidate).values():
+        for rc, amount in resources.items():
             totals[rc] = totals.get(rc, 0) + amount
     return totals
 
@@ -238,8 +252,8 @@ def _reference_amounts_above_the_request(req, ref, res, diffs):
             json.dumps(c.get('mappings'), sort_keys=True) for c in b)
     if len(a) > len(b):
         return False
-    theirs = {frozenset(c.get('allocations', {})) for c in a}
-    ours = {frozenset(c.get('allocations', {})) for c in b}
+    theirs = {frozenset(_allocation_parts(c)) for c in a}
+    ours = {frozenset(_allocation_parts(c)) for c in b}
     return theirs <= ours and _only_lists_and_absent_summaries(diffs)
 
 

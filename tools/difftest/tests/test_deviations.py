@@ -230,6 +230,21 @@ class TestClassify(unittest.TestCase):
         self.assertEqual({}, classify(req, answer(200, candidates(2, 0)),
                                       res)[0])
 
+    def test_candidates_before_1_12_are_lists(self):
+        # Before 1.12 a candidate's allocations are a list; the answers
+        # differ (other candidates) and must be compared, not crash.
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1', '1.10')
+
+        def listed(rp):
+            return {'allocation_requests': [{'allocations': [
+                {'resource_provider': {'uuid': rp},
+                 'resources': {'VCPU': 1}}]}], 'provider_summaries': {}}
+        self.assertEqual({}, classify(req, answer(200, listed(RP_A)),
+                                      answer(200, listed(RP_B)))[0])
+        self.assertEqual({RP_A: {'VCPU': 1}}, deviations._allocation_parts(
+            listed(RP_A)['allocation_requests'][0]))
+
     def test_reference_amounts_above_and_fewer_candidates(self):
         req = generate.request(
             'GET', '/allocation_candidates?resources=DISK_GB:4'
