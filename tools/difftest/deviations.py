@@ -36,6 +36,7 @@ LIMITED_CANDIDATES = 'limit-picks-other-candidates'
 REFERENCE_AMOUNTS = 'reference-amounts-above-the-request'
 SHARED_SPREAD_ONE_TREE = 'shared-spread-group-one-tree'
 NEGATIVE_RATIO = 'negative-allocation-ratio-detail'
+LISTED_ALLOCATIONS_ORDER = 'allocations-list-order'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
@@ -45,7 +46,7 @@ ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
        OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
        LIMITED_CANDIDATES, REFERENCE_AMOUNTS, SHARED_SPREAD_ONE_TREE,
-       NEGATIVE_RATIO)
+       NEGATIVE_RATIO, LISTED_ALLOCATIONS_ORDER)
 
 
 def _is_page(normalised):
@@ -97,9 +98,16 @@ def _check_order(ref_detail, res_detail):
     if ref_names and res_names and all(
             sorted(a) == sorted(b) for a, b in zip(ref_names, res_names)):
         return True
-    return bool(_ONE_PAIR_RE.search(ref_detail or '')
-                and _ONE_PAIR_RE.search(res_detail or ''))
+    return any(bool(pattern.search(ref_detail or '')
+                    and pattern.search(res_detail or ''))
+               for pattern in (_ONE_PAIR_RE, _IN_USE_RE))
 
+
+# An inventory a write would remove or shrink holds allocations (a
+# reshape that changes several providers meets them in its own order).
+_IN_USE_RE = re.compile(
+    r"update conflict: Inventory for '[^']*' on resource provider "
+    r"'[^']*' in use\.$")
 
 _GENERATION_RE = re.compile(
     r'consumer generation conflict - expected (\S+) but got (\S+)$')
@@ -176,6 +184,33 @@ def _other_limited_candidates(req, ref, res, diffs):
             and all(path.startswith(('/body/allocation_requests/',
                                      '/body/provider_summaries/'))
                     for path, _, _ in diffs))
+
+
+def _listed_allocations_reordered(req, ref, res, diffs):
+    """Before 1.12: the same candidates, their allocations in another order.
+
+    A candidate's allocations are then a list; resobj lists its
+    providers by uuid, placement by the smallest class id each is
+    allocated (VCPU before MEMORY_MB before DISK_GB).
+    """
+    lists = _candidate_lists(req, ref, res)
+    if lists is None or not all(
+            path.startswith('/body/allocation_requests/')
+            for path, _, _ in diffs):
+        return False
+
+    def in_one_order(candidates):
+        found = []
+        for candidate in candidates:
+            allocations = candidate.get('allocations')
+            if not isinstance(allocations, list):
+                return None
+            parts = sorted(json.dumps(part, sort_keys=True)
+                           for part in allocations)
+            found.append(json.dumps(parts))
+        return sorted(found)
+    a, b = in_one_order(lists[0]), in_one_order(lists[1])
+    return a is not None and a == b
 
 
 def _requested_totals(path):
@@ -375,6 +410,8 @@ def _answer_deviation(req, ref, res, diffs):
         return FORBIDDEN_TWICE
     if _other_limited_candidates(req, ref, res, diffs):
         return LIMITED_CANDIDATES
+    if _listed_allocations_reordered(req, ref, res, diffs):
+        return LISTED_ALLOCATIONS_ORDER
     if _reference_amounts_above_the_request(req, ref, res, diffs):
         return REFERENCE_AMOUNTS
     if _shared_spread_group_in_one_tree(req, ref, res, diffs):

@@ -245,6 +245,37 @@ class TestClassify(unittest.TestCase):
         self.assertEqual({RP_A: {'VCPU': 1}}, deviations._allocation_parts(
             listed(RP_A)['allocation_requests'][0]))
 
+    def test_allocations_listed_in_another_order_before_1_12(self):
+        req = generate.request('GET', '/allocation_candidates?resources='
+                               'VCPU:1,DISK_GB:1', '1.11')
+
+        def listed(*parts):
+            return {'allocation_requests': [{'allocations': [
+                {'resource_provider': {'uuid': rp}, 'resources': {rc: 1}}
+                for rp, rc in parts]}], 'provider_summaries': {}}
+        # Placement: the provider of VCPU first; resobj: by uuid.
+        ref = answer(200, listed((RP_B, 'VCPU'), (RP_A, 'DISK_GB')))
+        res = answer(200, listed((RP_A, 'DISK_GB'), (RP_B, 'VCPU')))
+        self.assertEqual([deviations.LISTED_ALLOCATIONS_ORDER],
+                         list(classify(req, ref, res)[0]))
+        # Other amounts or providers are differences.
+        self.assertEqual({}, classify(req, ref, answer(200, listed(
+            (RP_A, 'VCPU'), (RP_B, 'DISK_GB'))))[0])
+
+    def test_a_reshape_meets_another_inventory_in_use_first(self):
+        req = generate.request('POST', '/reshaper', '1.34', body={})
+        detail = ("There was a conflict when trying to complete your "
+                  "request.\n\n update conflict: Inventory for '%s' on "
+                  "resource provider '%s' in use.")
+        ref = answer(409, {'errors': [{
+            'status': 409, 'code': 'placement.undefined_code',
+            'detail': detail % ('VCPU, IPV4_ADDRESS', RP_A)}]})
+        res = answer(409, {'errors': [{
+            'status': 409, 'code': 'placement.undefined_code',
+            'detail': detail % ('MEMORY_MB', RP_B)}]})
+        self.assertEqual([deviations.ALLOCATION_CHECK_ORDER],
+                         list(classify(req, ref, res)[0]))
+
     def test_reference_amounts_above_and_fewer_candidates(self):
         req = generate.request(
             'GET', '/allocation_candidates?resources=DISK_GB:4'
