@@ -107,8 +107,11 @@ class Search:
         self.names = names
         self.roots = None if roots is None else set(roots)
         self.root = {}
-        # The roots of the providers the returned requests use.
+        # The roots of the providers the returned requests allocate
+        # from, whose trees are summarised; and the providers a
+        # resourceless group maps to outside them (sharing providers).
         self.used_roots = set()
+        self.mapped_elsewhere = set()
         # {rp_id: {class name: {'capacity', 'used'}}}: the summaries take
         # these dicts as they are, with no second read or copy.
         self.known = {}
@@ -406,9 +409,17 @@ class Search:
         """
         if self.served:
             # A sharing provider may be in another tree than the anchor.
+            # The trees summarised are those of the providers allocated
+            # from: as in placement, a sharing provider that a
+            # resourceless group maps to in another tree adds no tree
+            # (only its uuid is needed, see ``mapped_elsewhere``).
             root = self.root
-            self.used_roots.update([root[rp] for _suffix, providers
-                                    in mappings for rp in providers])
+            roots = {root[rp] for rp, _rc, _n in items}
+            self.used_roots |= roots
+            for _suffix, providers in mappings:
+                for rp in providers:
+                    if root[rp] not in roots:
+                        self.mapped_elsewhere.add(rp)
         return shapes.Combination(items, mappings)
 
     def requests(self, limit, isolate, allow_nested, seen):

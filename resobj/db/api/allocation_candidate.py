@@ -479,13 +479,14 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         search = _search(context, strategy, request)
         found = search.requests(None, isolate, allow_nested, seen)
         used_roots, known, lone = search.used_roots, search.known, search.lone
-        trees = search.trees
+        trees, elsewhere = search.trees, search.mapped_elsewhere
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
         found, used_roots, known, lone, trees = [], set(), {}, {}, {}
+        elsewhere = set()
         window = _Window(0, limit)
         while len(found) < limit:
             search, roots = _window_search(context, strategy, request,
@@ -495,6 +496,7 @@ def get_candidates(context, groups, limit=None, group_policy=None,
             found += search.requests(limit - len(found), isolate,
                                      allow_nested, seen)
             used_roots |= search.used_roots
+            elsewhere |= search.mapped_elsewhere
             known.update(search.known)
             lone.update(search.lone)
             trees.update(search.trees)
@@ -506,6 +508,12 @@ def get_candidates(context, groups, limit=None, group_policy=None,
         return {'allocation_requests': [], 'provider_summaries': {}}
     summaries, uuids = candidate_summary.summaries(
         context, strategy, used_roots, known, lone, trees)
+    elsewhere.difference_update(uuids)
+    if elsewhere:
+        # Providers a resourceless group maps to outside the summarised
+        # trees: named in the requests, not summarised.
+        uuids.update(utils.execute(context, lookups.provider_uuids(),
+                                   {'ids': sorted(elsewhere)}).all())
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
                         in request.groups[0].rc_amounts.items()))
     found = shapes.as_returned(found, uuids, request.names, whole)

@@ -143,6 +143,13 @@ def sharing_in_aggregates(sets):
 
 
 @functools.lru_cache(maxsize=1)
+def provider_uuids():
+    """Rows (id, uuid) of the providers ``:ids``."""
+    return sa.select(sql.RP.c.id, sql.RP.c.uuid).where(
+        sql.RP.c.id.in_(cl.list_param('ids')))
+
+
+@functools.lru_cache(maxsize=1)
 def provider_roots():
     """Rows (uuid, root id) of the providers ``:uuids``."""
     return sa.select(sql.RP.c.uuid, sql.RP.c.root_provider_id).where(
