@@ -145,8 +145,11 @@ def _served(root, sharing_ids, *conditions):
 
 
 def _somewhere(root, sharing_ids, conditions, sharer_conditions):
-    """A provider of the tree meets ``conditions``, or a sharing one
-    serving it meets ``sharer_conditions``."""
+    """A provider of the tree, or a sharing one serving it, meets them.
+
+    ``conditions`` for the tree's own providers, ``sharer_conditions``
+    for the sharing providers serving it.
+    """
     return sa.or_(_in_tree(root, *conditions),
                   _served(root, sharing_ids, *sharer_conditions))
 
