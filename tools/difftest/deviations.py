@@ -299,6 +299,10 @@ def _candidate_key(candidate):
     return json.dumps(candidate, sort_keys=True)
 
 
+_SUFFIXED_GROUP_RE = re.compile(
+    r'^(resources|required|member_of|in_tree)[a-zA-Z0-9_-]+$')
+
+
 def _shared_spread_group_in_one_tree(req, ref, res, diffs):
     """Placement combines an unsuffixed group on a sharing provider once.
 
@@ -319,9 +323,10 @@ def _shared_spread_group_in_one_tree(req, ref, res, diffs):
         return False
     query = req['path'].split('?', 1)[1]
     names = {param.partition('=')[0] for param in query.split('&')}
+    # The unsuffixed group with resources, and a suffixed group (with
+    # resources, or a resourceless one) to combine it with.
     if 'resources' not in names or not any(
-            name.startswith('resources') and name != 'resources'
-            for name in names):
+            _SUFFIXED_GROUP_RE.match(name) for name in names):
         return False
     a, b = lists
     ours = {_candidate_key(c): c for c in b}

@@ -354,6 +354,22 @@ class TestClassify(unittest.TestCase):
             'provider_summaries': summaries}), answer(200, {
                 'allocation_requests': both + [extra],
                 'provider_summaries': summaries}))[0])
+        # A resourceless group combines with it as well.
+        resourceless = generate.request(
+            'GET', '/allocation_candidates?resources=VCPU:2'
+            '&required_T=HW_CPU_X86_SSE&same_subtree=_T&group_policy=none',
+            '1.39')
+
+        def mapped(spread, other):
+            return {'allocations': {spread: {'resources': {'VCPU': 2}}},
+                    'mappings': {'': [spread], '_T': [other]}}
+        self.assertEqual([deviations.SHARED_SPREAD_ONE_TREE], list(classify(
+            resourceless, answer(200, {
+                'allocation_requests': [mapped(RP_A, RP_A)],
+                'provider_summaries': summaries}),
+            answer(200, {'allocation_requests': [mapped(RP_A, RP_A),
+                                                 mapped(RP_A, RP_B)],
+                         'provider_summaries': summaries}))[0]))
         # Without a granular group there is nothing to combine.
         single = generate.request(
             'GET', '/allocation_candidates?resources=VCPU:2', '1.39')
