@@ -213,23 +213,57 @@ def _listed_allocations_reordered(req, ref, res, diffs):
     return a is not None and a == b
 
 
-def _requested_totals(path):
-    """{class: amount} a candidate request asks for, all groups summed.
+def _requested_groups(path):
+    """{suffix: {class: amount}} of a candidate request's groups.
 
     A repeated ``resources`` parameter is its last value, as both
     services read it.
     """
-    totals, groups = {}, {}
+    groups = {}
     query = path.split('?', 1)[1] if '?' in path else ''
     for param in query.split('&'):
         name, _, value = param.partition('=')
-        if re.match(r'^resources([a-zA-Z0-9_-]*)$', name):
-            groups[name] = value
-    for value in groups.values():
-        for item in value.split(','):
-            rc, _, amount = item.partition(':')
-            totals[rc] = totals.get(rc, 0) + int(amount)
+        match = re.match(r'^resources([a-zA-Z0-9_-]*)$', name)
+        if match:
+            amounts = {}
+            for item in value.split(','):
+                rc, _, amount = item.partition(':')
+                amounts[rc] = amounts.get(rc, 0) + int(amount)
+            groups[match.group(1)] = amounts
+    return groups
+
+
+def _requested_totals(path):
+    """{class: amount} a candidate request asks for, all groups summed."""
+    totals = {}
+    for amounts in _requested_groups(path).values():
+        for rc, amount in amounts.items():
+            totals[rc] = totals.get(rc, 0) + amount
     return totals
+
+
+def _over_capacity_by_wrong_sums(groups, candidate, summaries):
+    """Whether placement's sums would push ``candidate`` over a capacity.
+
+    Placement 16.0.0 allocates on the unsuffixed group's provider every
+    group's amount of a class the groups share (``resources=MEMORY_MB:4
+    &resources1=MEMORY_MB:1`` with the groups on R and C: R 5, C 1),
+    and drops the candidate when that is more than R's free capacity.
+    ``groups``: :func:`_requested_groups`; ``summaries``: resobj's.
+    Only for a candidate whose unsuffixed group uses one provider (the
+    mappings, from 1.34, say which).
+    """
+    spread = (candidate.get('mappings') or {}).get('')
+    if not spread or len(spread) != 1:
+        return False
+    figures = (summaries.get(spread[0]) or {}).get('resources', {})
+    for rc, amount in groups.get('', {}).items():
+        total = sum(amounts.get(rc, 0) for amounts in groups.values())
+        free = figures.get(rc)
+        if total > amount and free is not None and \
+                total > free['capacity'] - free['used']:
+            return True
+    return False
 
 
 def _allocation_parts(candidate):
@@ -280,7 +314,16 @@ def _reference_amounts_above_the_request(req, ref, res, diffs):
         return False
     if not any(amount > asked.get(rc, 0)
                for c in a for rc, amount in _candidate_totals(c).items()):
-        return False
+        # None of placement's candidates shows the wrong sums (it may
+        # list none): each one it lacks must be one they would drop.
+        theirs = {_candidate_key(c) for c in a}
+        groups = _requested_groups(req['path'])
+        summaries = res['body'].get('provider_summaries') or {}
+        missing = [c for c in b if _candidate_key(c) not in theirs]
+        return (len(a) < len(b) and len(theirs) + len(missing) == len(b)
+                and all(_over_capacity_by_wrong_sums(groups, c, summaries)
+                        for c in missing)
+                and _only_lists_and_absent_summaries(diffs))
     if len(a) == len(b):
         return sorted(json.dumps(c.get('mappings'), sort_keys=True)
                       for c in a) == sorted(

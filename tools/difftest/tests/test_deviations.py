@@ -305,6 +305,29 @@ class TestClassify(unittest.TestCase):
             'provider_summaries': summaries})
         self.assertEqual({}, classify(req, ref, res)[0])
 
+    def test_reference_drops_what_its_sums_overfill(self):
+        req = generate.request(
+            'GET', '/allocation_candidates?resources=MEMORY_MB:4'
+            '&resources1=MEMORY_MB:1&group_policy=isolate', '1.39')
+        summaries = {RP_A: {'resources': {'MEMORY_MB': {
+            'capacity': 4, 'used': 0}}, 'traits': []},
+            RP_B: {'resources': {'MEMORY_MB': {'capacity': 8, 'used': 0}},
+                   'traits': []}}
+        found = {'allocation_requests': [{
+            'allocations': {RP_A: {'resources': {'MEMORY_MB': 4}},
+                            RP_B: {'resources': {'MEMORY_MB': 1}}},
+            'mappings': {'': [RP_A], '1': [RP_B]}}],
+            'provider_summaries': summaries}
+        # Placement would put 4 + 1 on RP_A, which has room for 4: it
+        # lists nothing.
+        nothing = answer(200, {'allocation_requests': [],
+                               'provider_summaries': {}})
+        self.assertEqual([deviations.REFERENCE_AMOUNTS],
+                         list(classify(req, nothing, answer(200, found))[0]))
+        # With room for 5 on RP_A it would have listed it: unexplained.
+        summaries[RP_A]['resources']['MEMORY_MB']['capacity'] = 5
+        self.assertEqual({}, classify(req, nothing, answer(200, found))[0])
+
     def test_repeated_resources_are_their_last_value(self):
         req = generate.request(
             'GET', '/allocation_candidates?resources=VCPU:4'
