@@ -75,7 +75,7 @@ def _names_and_sharing(context, class_names, trait_names, pairs=True):
 
 
 def _refuse_unknown(context, request_groups, root_required, root_forbidden,
-                    rc_ids, trait_ids):
+                    rc_ids, trait_ids, served):
     """Raise for a request naming an unknown class or trait.
 
     ResourceClassNotFound or TraitNotFound for the first unknown name
@@ -85,7 +85,8 @@ def _refuse_unknown(context, request_groups, root_required, root_forbidden,
     ``root_required``, a ``member_of`` set that holds no provider, or an
     earlier group without candidates of its own. Then this returns: the
     request has no candidates, not an error. Run only once a name is
-    unknown: a valid request pays no statement for it.
+    unknown: a valid request pays no statement for it. ``served``: see
+    :func:`_has_candidates_alone`.
     """
     known = {search_request.CLASS: (rc_ids, exception.ResourceClassNotFound),
              search_request.TRAIT: (trait_ids, exception.TraitNotFound)}
@@ -106,16 +107,21 @@ def _refuse_unknown(context, request_groups, root_required, root_forbidden,
                                  {'aggregates': sorted(value)}).first():
                 return
         elif not _has_candidates_alone(context, value, root_required,
-                                       root_forbidden, rc_ids, trait_ids):
+                                       root_forbidden, rc_ids, trait_ids,
+                                       served):
             return
 
 
 def _has_candidates_alone(context, request_group, root_required,
-                          root_forbidden, rc_ids, trait_ids):
+                          root_forbidden, rc_ids, trait_ids, served):
     """Whether ``request_group`` (its names known) has candidates alone.
 
     With ``root_required``; a resourceless group has them when a
-    provider whose root passes ``root_required`` passes its filters.
+    provider that passes its filters is in a tree whose root passes
+    ``root_required``, or is a sharing provider that serves such a tree
+    (placement 16.0.0, observed black-box), whatever its own root.
+    ``served``: {sharing provider id: the roots it serves}, or None
+    where those roots were not read (a limited search's lookups).
     """
     try:
         if request_group.resources:
@@ -130,13 +136,20 @@ def _has_candidates_alone(context, request_group, root_required,
     (_group, by_root), = _resourceless(
         context, search_request.groups_with_ids([request_group], rc_ids),
         trait_ids, tree_roots)
-    ids = sorted(rp_id for rp_ids in by_root.values() for rp_id in rp_ids)
+    ids = {rp_id for rp_ids in by_root.values() for rp_id in rp_ids}
     root_filter, values = search_request.root_filter_and_params(
         trait_ids, root_required, root_forbidden)
     if not ids or not any(root_filter):
         return bool(ids)
+    if served is None:
+        # Only a request naming an unknown name gets here: reading every
+        # sharing pair costs a valid request nothing.
+        _rc_ids, _trait_ids, served = _names_and_sharing(context, (), ())
+    for rp_id in ids.intersection(served):
+        # A root is its own root: root_passing tests it as it is.
+        ids.update(served[rp_id])
     return bool(utils.execute(context, anchors.root_passing(root_filter),
-                              dict(values, ids=ids)).first())
+                              dict(values, ids=sorted(ids))).first())
 
 
 def _tree_roots(context, uuids):
@@ -415,7 +428,7 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
     if not (class_names.issubset(rc_ids) and
             trait_names.issubset(trait_ids)):
         _refuse_unknown(context, groups, root_required, root_forbidden,
-                        rc_ids, trait_ids)
+                        rc_ids, trait_ids, None if limited else served)
         return None
     # The search's own order, whatever the order of the lookups.
     groups = sorted(groups, key=operator.attrgetter('suffix'))

@@ -5,6 +5,7 @@ bandwidth device) and a flat node; expected values derived by hand from
 that data, as in the gabbit allocation-candidate-subtree.yaml.
 """
 
+from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
 from resobj.tests import fixtures as resobj_fixtures
@@ -165,6 +166,38 @@ class TestSameSubtree(SubtreeTestCase):
             self.assertEqual(expected[:limit], self.mappings(
                 *groups, same_subtree=[['_AG']], group_policy='none',
                 limit=limit))
+
+    def test_a_sharing_provider_passes_root_required_for_its_trees(self):
+        # Searched alone, before a later group's names are looked up, a
+        # resourceless group has candidates under root_required when one
+        # of its providers is a sharing provider serving a tree whose
+        # root passes, whatever its own root (placement 16.0.0: the
+        # unknown class's 400). Serving no such tree: no candidates.
+        objects.Trait(self.context, name='CUSTOM_POOL').create()
+        self.flat.set_aggregates([base.AGG1])
+        pool = self.make('pool', self.cn)
+        pool.set_traits(['MISC_SHARES_VIA_AGGREGATE', 'CUSTOM_POOL'])
+
+        def unknown(limit=None):
+            try:
+                found = self.get(
+                    group('_C', resources={'VCPU': 1}),
+                    group('_P', required_traits=[{'CUSTOM_POOL'}]),
+                    group('_Z', resources={'CUSTOM_NOPE': 1}),
+                    same_subtree=[['_C', '_P']], group_policy='none',
+                    root_required=[PHYS_A], limit=limit)
+            except exception.ResourceClassNotFound as exc:
+                return exc.kwargs['name']
+            return len(found.allocation_requests)
+
+        # The pool serves its own tree only, whose root (cn) fails.
+        pool.set_aggregates([base.AGG2])
+        for limit in (None, 1):
+            self.assertEqual(0, unknown(limit))
+        # Serving flat's tree too, whose root has PHYSNET_A.
+        pool.set_aggregates([base.AGG1])
+        for limit in (None, 1):
+            self.assertEqual('CUSTOM_NOPE', unknown(limit))
 
     def test_overlapping_sets(self):
         # _N above _V, and _C above _V (or _V above _C): _C is pf0's cell.
