@@ -330,6 +330,19 @@ def matches_nothing(group):
                 group.member_of)
 
 
+def as_searched(group):
+    """``group`` with only the filters placement applies to it.
+
+    A resourceless group's ``in_tree`` must name a provider (else the
+    request has no candidates), but limits nothing: placement takes the
+    group's providers from every tree (observed black-box,
+    openstack-placement 16.0.0). Call once that name is looked up.
+    """
+    if group.resources or group.in_tree is None:
+        return group
+    return group._replace(in_tree=None)
+
+
 def groups_with_ids(groups, rc_ids):
     """The groups with ``rc_amounts``, those with resources first.
 

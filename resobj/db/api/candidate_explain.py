@@ -327,6 +327,7 @@ def explain(context, groups, root_required=frozenset(),
         return sa.and_(*clauses)
 
     explained, every_tree = [], []
+    groups = [search_request.as_searched(group) for group in groups]
     for group in groups:
         filters = _filters(group, trait_ids, trees.get(group.in_tree))
         rooted = filters + _root_steps(trait_ids, root_required,

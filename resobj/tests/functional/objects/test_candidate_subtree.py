@@ -13,6 +13,7 @@ from resobj.tests.functional.objects import test_allocation_candidate as base
 
 NUMA, PHYS_A, PHYS_B = 'HW_NUMA_ROOT', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B'
 AGENT = 'CUSTOM_AGENT_SRIOV'
+NO_PROVIDER = '99999999-9999-9999-9999-999999999999'
 group = base.group
 # The request of a port on PHYSNET_A pinned with its VCPU to one NUMA
 # cell: _CPU and _VF under the cell that _NUMA names.
@@ -199,6 +200,23 @@ class TestSameSubtree(SubtreeTestCase):
         for limit in (None, 1):
             self.assertEqual('CUSTOM_NOPE', unknown(limit))
 
+    def test_in_tree_limits_no_resourceless_group(self):
+        # Placement 16.0.0 (black-box): a resourceless group's in_tree
+        # must name a provider (the API answers no candidates for an
+        # unknown one), but the group's providers come from every tree.
+        # The flat node's tree has no AGENT provider.
+        def agent_in(tree, limit=None):
+            return self.mappings(
+                group(resources={'DISK_GB': 10}),
+                group('_AG', required_traits=[{AGENT}], in_tree=tree),
+                same_subtree=[['_AG']], group_policy='none', limit=limit)
+
+        for limit in (None, 1):
+            self.assertEqual([{'': 'cn', '_AG': 'agent'}],
+                             agent_in(self.flat.uuid, limit))
+            self.assertRaises(exception.ResourceProviderNotFound,
+                              agent_in, NO_PROVIDER, limit)
+
     def test_overlapping_sets(self):
         # _N above _V, and _C above _V (or _V above _C): _C is pf0's cell.
         self.assertEqual(
@@ -277,6 +295,17 @@ class TestExplain(SubtreeTestCase):
              'capacity for SRIOV_NET_VF:5': 1,
              'trees with providers for the group': 1},
             self.steps(found, '_V'))
+        self.assertIsNone(found.first_empty)
+        self.assertEqual(1, found.candidates)
+
+    def test_in_tree_is_no_step_of_a_resourceless_group(self):
+        # It limits nothing (see TestSameSubtree).
+        found = self.explain(
+            group(resources={'DISK_GB': 10}),
+            group('_AG', required_traits=[{AGENT}], in_tree=self.flat.uuid),
+            same_subtree=[['_AG']], group_policy='none')
+        self.assertNotIn('in_tree %s' % self.flat.uuid,
+                         self.steps(found, '_AG'))
         self.assertIsNone(found.first_empty)
         self.assertEqual(1, found.candidates)
 
