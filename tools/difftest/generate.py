@@ -656,7 +656,8 @@ class Sequence:
         """Suffixed groups tied by ``same_subtree`` (1.36+).
 
         One to three groups, each a class or, resourceless, traits
-        and/or an aggregate only; every resourceless group is in a
+        and/or an aggregate only, some with ``in_tree``; every
+        resourceless group is in a
         ``same_subtree`` set (placement refuses one that is not), with
         some of the others, and a second set may overlap the first.
         """
@@ -680,6 +681,10 @@ class Sequence:
             if roll() < 0.3 or (suffix in bare and not traits):
                 params.append('member_of%s=%s' % (
                     suffix, self.member_of_value(minor)))
+            if roll() < 0.15:
+                # Placement checks a resourceless group's in_tree names
+                # a provider, and then takes providers of every tree.
+                params.append('in_tree%s=%s' % (suffix, self.provider()))
         first = bare + self.sample(resourced, 0, len(resourced))
         sets = [first] if first else []
         if resourced and roll() < 0.3:
