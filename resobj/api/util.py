@@ -114,11 +114,14 @@ def describe(error):
     """
     message = error.message
     if error.validator in ('pattern', 'additionalProperties'):
-        # The patterns come after the value the message quotes first.
-        value, said, patterns = message.rpartition(' does not match ')
-        if said:
-            message = value + said + patterns.replace(_OUR_ANCHOR,
-                                                      _PLACEMENT_ANCHOR)
+        # The patterns come after the value (or values) the message
+        # quotes first.
+        for verb in (' does not match ', ' do not match '):
+            value, said, patterns = message.rpartition(verb)
+            if said:
+                message = value + said + patterns.replace(
+                    _OUR_ANCHOR, _PLACEMENT_ANCHOR)
+                break
     text = '%s\n\nFailed validating %r in schema%s:\n%s\n\nOn instance%s:' \
         '\n%s' % (_cut(message), error.validator,
                   _index(list(error.relative_schema_path)[:-1]),

@@ -41,9 +41,6 @@ def _groups(req, version):
     """
     allowed = set(schema.group_keys(version))
     other = schema.query(version)['properties']
-    # Placement's words for an unknown name, or no resources before 1.25.
-    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
-                  schema.names(version), 'Invalid query string parameters:')
     groups = {}
     for key in req.GET.keys():
         if key in other:
@@ -83,13 +80,11 @@ def _groups(req, version):
                 params['member_of'], version)
         if 'in_tree' in params:
             group.in_tree = query.uuid(params['in_tree'][0], 'in_tree')
-        if suffix and 'resources' not in params and version < (1, 36):
-            # From 1.36 a resourceless group is checked against
-            # same_subtree (see _check_resourceless).
-            raise errors.bad_request(
-                'All request groups need resources: resources%s is missing.'
-                % suffix)
         result.append(group)
+    if version < (1, 36):
+        # From 1.36 a resourceless group is checked against same_subtree
+        # (see _check_resourceless).
+        _refuse_resourceless(req, version, result)
     if '' not in groups and (version < (1, 25) or not groups):
         if version >= (1, 36):
             raise errors.bad_request(
@@ -105,6 +100,45 @@ def _groups(req, version):
     # ``groups`` holds the suffixes in the order they first appear.
     order = list(groups)
     return sorted(result, key=lambda group: order.index(group.suffix))
+
+
+# Placement's words for suffixed groups without resources before 1.36,
+# checked in this order: the groups' required traits, their member_of
+# sets, then any group at all.
+_ORPHANS = (
+    ('required', 'required_traits',
+     'All traits parameters must be associated with resources.  Found the '
+     'following orphaned traits keys: %s'),
+    ('member_of', 'member_of',
+     'All member_of parameters must be associated with resources. Found '
+     'the following orphaned member_of keys: %s'))
+
+
+def _refuse_resourceless(req, version, groups):
+    """400 for a suffixed group without resources (before 1.36).
+
+    As placement: once every value is parsed, the keys of such groups'
+    required traits (forbidden ones do not count) in query order, else
+    those of their member_of sets, else a sentence naming none.
+    """
+    by_suffix = {group.suffix: group for group in groups}
+    orphans = {group.suffix for group in groups
+               if group.suffix and not group.resources}
+    if not orphans:
+        return
+    # {key: (group key, suffix)} of the orphans' parameters, in query
+    # order.
+    keys = {}
+    for key in req.GET.keys():
+        split = _split(key, version)
+        if split is not None and split[1] in orphans:
+            keys.setdefault(key, split)
+    for name, field, words in _ORPHANS:
+        found = [key for key, (key_name, suffix) in keys.items()
+                 if key_name == name and getattr(by_suffix[suffix], field)]
+        if found:
+            raise errors.bad_request(words % ', '.join(found))
+    raise errors.bad_request('All request groups must specify resources.')
 
 
 def _same_subtree(values):
@@ -224,6 +258,10 @@ def parse(req, version):
 
     Raises the 400s placement answers for malformed requests.
     """
+    # Placement's words for an unknown name, or no resources before
+    # 1.25: its one schema puts them before any value's error.
+    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
+                  schema.names(version), 'Invalid query string parameters:')
     # As placement, a repeated limit or group_policy is its first value
     # (placement checks its last one only, and fails on a bad first
     # one; here every one must be valid).

@@ -14,6 +14,11 @@ AGG = '6a3c1c0e-2b8f-4f4e-9a51-3d8b7f0c2e11'
 AGG2 = '7a3c1c0e-2b8f-4f4e-9a51-3d8b7f0c2e11'
 
 
+def _message(error):
+    """A schema error's message, before the schema it quotes (ours)."""
+    return error.detail.split('Failed validating')[0]
+
+
 def parse(query, version=LATEST):
     return handler.parse(
         webob.Request.blank('/allocation_candidates?' + query), version)
@@ -58,8 +63,55 @@ class TestParse(base.TestCase):
                  "bad group(s) - ['_Y']")
 
     def test_resourceless_group_before_1_36(self):
-        self.bad('resources=VCPU:1&required_X=CUSTOM_X', 'resources_X',
-                 code=errors.UNDEFINED, version=microversion.Version(1, 35))
+        # Placement's words: the orphans' required traits (keys in query
+        # order, forbidden ones not counted), else their member_of sets,
+        # else any resourceless group; once every value is parsed.
+        v1_35 = microversion.Version(1, 35)
+
+        def bad(query, *fragments):
+            return self.bad(query, *fragments, code=errors.UNDEFINED,
+                            version=v1_35)
+
+        bad('resources=VCPU:1&required_Y=CUSTOM_X&member_of_X=%s'
+            '&required_X=CUSTOM_X' % AGG,
+            'All traits parameters must be associated with resources.  '
+            'Found the following orphaned traits keys: required_Y, '
+            'required_X')
+        bad('resources=VCPU:1&member_of_Y=%s&member_of_X=%s'
+            '&required_X=!CUSTOM_X' % (AGG, AGG),
+            'All member_of parameters must be associated with resources. '
+            'Found the following orphaned member_of keys: member_of_Y, '
+            'member_of_X')
+        bad('resources=VCPU:1&required_X=!CUSTOM_X',
+            'All request groups must specify resources.')
+        bad('resources=VCPU:1&in_tree_X=%s' % AGG,
+            'All request groups must specify resources.')
+        # A value's error comes first, whichever group it is in.
+        bad('resources=VCPU:1&required_X=CUSTOM_X&resources_Y=VCPU:0',
+            'requires amount >= 1')
+        # Placement's digits before 1.33.
+        self.bad('resources=VCPU:1&required1=CUSTOM_X',
+                 'orphaned traits keys: required1', code=errors.UNDEFINED,
+                 version=microversion.Version(1, 25))
+
+    def test_an_unknown_parameter_before_any_value(self):
+        # Placement validates the whole query string against one schema
+        # first: an unknown name is refused before a bad value.
+        v1_35 = microversion.Version(1, 35)
+        for values in ('limit=0', 'group_policy=all',
+                       'root_required=CUSTOM_A,!CUSTOM_A',
+                       'root_required=in:CUSTOM_A', 'required_X=CUSTOM_X'):
+            error = self.bad('resources=VCPU:1&%s&same_subtree=_X' % values,
+                             "'same_subtree' does not match any of the "
+                             "regexes", code=errors.UNDEFINED,
+                             version=v1_35)
+            self.assertNotIn('\\Z', _message(error))
+        # Several names: the patterns read as placement's, ending in $.
+        error = self.bad('resources=VCPU:1&foo=1&same_subtree=_X',
+                         "'foo', 'same_subtree' do not match any of the "
+                         "regexes: '^in_tree([a-zA-Z0-9_-]{1,64})?$'",
+                         code=errors.UNDEFINED, version=v1_35)
+        self.assertNotIn('\\Z', _message(error))
 
     def test_same_subtree_names_real_suffixed_groups(self):
         self.bad('resources=VCPU:1&required_X=CUSTOM_X&same_subtree=_X,_Z',
