@@ -9,6 +9,14 @@ LIST_QUERY = {
     'additionalProperties': False,
 }
 
+# GET /traits's parameter names only: placement refuses an unknown one
+# before it looks at any value.
+LIST_NAMES = {
+    'type': 'object',
+    'properties': dict.fromkeys(LIST_QUERY['properties'], {}),
+    'additionalProperties': False,
+}
+
 PUT_PROVIDER_TRAITS = {
     'type': 'object',
     'properties': {
