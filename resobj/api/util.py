@@ -199,6 +199,18 @@ def query(req, schema, repeatable=(), only_known=False, first_of=(),
     return params
 
 
+def check_query_names(req, schema):
+    """Refuse an unknown query parameter as placement does, first.
+
+    Placement validates the whole query string against one schema, which
+    reports an unknown name before any value's error; ``schema`` names
+    the parameters only, for a handler whose values are checked later,
+    in placement's words. Each parameter shows its last value.
+    """
+    _validate_query({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
+                    schema)
+
+
 def _validate_query(shown, schema):
     validate(shown, schema, 'Invalid query string parameters:',
              formats=_QUERY_FORMATS)

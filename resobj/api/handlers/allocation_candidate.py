@@ -260,8 +260,7 @@ def parse(req, version):
     """
     # Placement's words for an unknown name, or no resources before
     # 1.25: its one schema puts them before any value's error.
-    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
-                  schema.names(version), 'Invalid query string parameters:')
+    util.check_query_names(req, schema.names(version))
     # As placement, a repeated limit or group_policy is its first value
     # (placement checks its last one only, and fails on a bad first
     # one; here every one must be valid).

@@ -17,8 +17,7 @@ _6 = (1, 6)
 @microversion.available(_6)
 def list_traits(req):
     util.authorize(req, policies.LIST)
-    util.validate({key: req.GET.getall(key)[-1] for key in req.GET.keys()},
-                  schema.LIST_NAMES, 'Invalid query string parameters:')
+    util.check_query_names(req, schema.LIST_NAMES)
     _check_list_query(req)
     # As placement (and _check_list_query): a repeated parameter is its
     # last value.

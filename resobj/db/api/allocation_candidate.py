@@ -134,8 +134,7 @@ def _has_candidates_alone(context, request_group, root_required,
         # An unknown in_tree provider: no tree to search.
         return False
     (_group, by_root), = _resourceless(
-        context, search_request.groups_with_ids(
-            [search_request.as_searched(request_group)], rc_ids),
+        context, search_request.groups_with_ids([request_group], rc_ids),
         trait_ids, tree_roots)
     ids = {rp_id for rp_ids in by_root.values() for rp_id in rp_ids}
     root_filter, values = search_request.root_filter_and_params(
@@ -334,9 +333,11 @@ def _resourceless(context, groups, trait_ids, tree_roots):
     """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
 
     One statement for all; none for a group that no provider can serve
-    (see :func:`resobj.search.request.matches_nothing`).
+    (see :func:`resobj.search.request.matches_nothing`). A group's
+    ``in_tree`` (looked up already, in ``tree_roots``) limits nothing
+    (see :func:`resobj.search.request.as_searched`).
     """
-    searched = [group for group in groups
+    searched = [search_request.as_searched(group) for group in groups
                 if not search_request.matches_nothing(group)]
     found = {group.suffix: collections.defaultdict(list)
              for group in groups}
@@ -435,8 +436,7 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
     groups = sorted(groups, key=operator.attrgetter('suffix'))
     tree_roots = _tree_roots(context, {g.in_tree for g in groups
                                        if g.in_tree is not None})
-    groups = search_request.groups_with_ids(
-        [search_request.as_searched(g) for g in groups], rc_ids)
+    groups = search_request.groups_with_ids(groups, rc_ids)
     resourced = [g for g in groups if g.resources]
     index = {g.suffix: n for n, g in enumerate(groups)}
     return search_request.SearchRequest(
