@@ -43,16 +43,29 @@ def all_versions(cls):
     return ['%d.%d' % (major, m) for m in range(minor + 1)]
 
 
-def backport(obj, version):
-    """``obj`` as a peer whose tree has ``obj`` at ``version`` reads it.
+def peer_manifest(objname, version, manifest=None):
+    """The version manifest of a peer that runs ``objname`` at ``version``.
 
-    The version manifest is today's tree with ``obj`` at ``version``,
-    as a real peer of that version sends it.
+    Its children at the versions that version carries
+    (``obj_relationships``), theirs likewise: what such a peer sends.
     """
-    manifest = base.obj_tree_get_versions(obj.obj_name())
-    manifest[obj.obj_name()] = version
-    return obj.obj_to_primitive(target_version=version,
-                                version_manifest=manifest)
+    manifest = {} if manifest is None else manifest
+    manifest[objname] = version
+    cls = base.ResobjObjectRegistry.obj_classes()[objname][0]
+    for name, field in sorted(cls.fields.items()):
+        if not shape.is_object_field(field) or field.objname in manifest:
+            continue
+        carried = shape.carried_version(cls, name, version)
+        if carried is not None:
+            peer_manifest(field.objname, carried, manifest)
+    return manifest
+
+
+def backport(obj, version):
+    """``obj`` as a peer that runs it at ``version`` asks for it."""
+    return obj.obj_to_primitive(
+        target_version=version,
+        version_manifest=peer_manifest(obj.obj_name(), version))
 
 
 def _wire(primitive):
@@ -316,8 +329,9 @@ class ObjectChecker:
     def check_backports(self):
         """Every sample backports right to every version of its object.
 
-        To each version X.0 .. VERSION, with a version manifest and
-        without one (the same primitive both ways): the fields and child
+        To each version X.0 .. VERSION, with the version manifest of a
+        peer at that version and without one (the same primitive both
+        ways): the fields and child
         versions are the recorded shape's; loaded by today's code, every
         field it carries holds the sample's value, a converted field its
         key's; and each version, loaded, backports to every older one as
