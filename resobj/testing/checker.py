@@ -98,12 +98,16 @@ class ObjectChecker:
         the older version cannot represent; a variant may be refused, the
         sample never.
     :param record_hint: how to record a missing shape, for the message.
+    :param objects: the names of the objects to check; by default every
+        object of the namespace.
     """
 
     def __init__(self, namespace, samples, shapes, fingerprints=None,
                  converted=None, refusals=(exception.ObjectBackportError,),
-                 record_hint='ObjectChecker.record_missing_shapes()'):
+                 record_hint='ObjectChecker.record_missing_shapes()',
+                 objects=None):
         self.namespace = namespace
+        self.only = None if objects is None else set(objects)
         self.samples = samples
         self.shapes = shapes
         self.pinned = fingerprints
@@ -119,9 +123,11 @@ class ObjectChecker:
         objects.register_all()
         registry = base.ResobjObjectRegistry.obj_classes()
         return {name: classes[0] for name, classes in sorted(registry.items())
-                if classes[0].OBJ_PROJECT_NAMESPACE == self.namespace}
+                if classes[0].OBJ_PROJECT_NAMESPACE == self.namespace
+                and (self.only is None or name in self.only)}
 
     def fingerprints(self):
+        """{object name: fingerprint} of the checked objects, today."""
         registry = base.ResobjObjectRegistry.obj_classes()
         return fingerprint.fingerprints(
             {name: list(registry[name]) for name in self.classes()})
@@ -138,6 +144,8 @@ class ObjectChecker:
         """The pinned fingerprints are today's."""
         if self.pinned is None:
             return []
+        pinned = {name: value for name, value in self.pinned.items()
+                  if self.only is None or name in self.only}
         advice = {
             fingerprint.UNVERSIONED:
                 '%(name)s: fingerprint %(current)s, pinned %(pinned)s: its '
@@ -157,8 +165,7 @@ class ObjectChecker:
         return [advice[change.kind] % {
             'name': change.objname, 'current': change.current,
             'pinned': change.pinned}
-            for change in fingerprint.compare(self.pinned,
-                                              self.fingerprints())]
+            for change in fingerprint.compare(pinned, self.fingerprints())]
 
     def check_history(self):
         """Each version X.0 .. VERSION has a '# Version X.Y: ...' line."""
@@ -226,6 +233,8 @@ class ObjectChecker:
             if record is not None:
                 found += self._compare_record(name, cls, record, prints)
         for name, versions in records.recorded(self.shapes).items():
+            if self.only is not None and name not in self.only:
+                continue
             known = all_versions(classes[name]) if name in classes else ()
             found += ['%s %s: a shape is recorded (%s) for a version that '
                       'does not exist' % (
