@@ -8,8 +8,11 @@ The public API (doc/source/user/testing.rst):
 :class:`OlderRelease`
     a fixture running an older resobj release (a wheel or a git commit)
     in processes of its own, through which a project round-trips its
-    objects.
+    objects;
+:class:`Conversion`
+    a field an older version holds in another form, for both.
 """
 
 from resobj.testing.checker import ObjectChecker  # noqa: F401
+from resobj.testing.compare import Conversion  # noqa: F401
 from resobj.testing.release import OlderRelease  # noqa: F401

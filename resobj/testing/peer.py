@@ -7,9 +7,9 @@ This file runs in two ways:
 * as a script, ``python -P peer.py COMMAND [--import MODULE]...``, by an
   interpreter whose ``resobj`` is an *older* release
   (resobj.testing.release). It then imports nothing of today's resobj:
-  only the standard library, oslo.versionedobjects and the older
-  release's ``resobj.objects.register_all()``, plus the modules named
-  with ``--import`` (a downstream project's objects). It answers JSON on
+  only the standard library and the older release's ``resobj.objects``
+  (``register_all()`` and the registry), plus the modules named with
+  ``--import`` (a downstream project's objects). It answers JSON on
   stdout:
 
   ``about``
@@ -124,8 +124,10 @@ def unknown_keys(primitive, classes):
 
 
 def _registry():
-    from oslo_versionedobjects import base as ovo_base
-    return ovo_base.VersionedObjectRegistry.obj_classes()
+    # The process-wide registry, every project's objects in it; read
+    # through the (older) resobj's registry class, which every release has.
+    from resobj.objects import base
+    return base.ResobjObjectRegistry.obj_classes()
 
 
 def _import(modules):

@@ -62,6 +62,12 @@ def export_commit(repo, commit, directory, paths=('resobj',)):
         tar.extractall(directory, filter='data')
 
 
+def _wheel_version(wheel):
+    # A wheel is named <distribution>-<version>-<tags>.whl.
+    parts = os.path.basename(wheel).split('-')
+    return parts[1] if len(parts) > 2 else os.path.basename(wheel)
+
+
 class OlderRelease(fixtures.Fixture):
     """An older resobj release, and the round trip of objects through it.
 
@@ -85,7 +91,8 @@ class OlderRelease(fixtures.Fixture):
         self.paths = [os.path.abspath(p) for p in paths]
         self.python = python or sys.executable
         self.timeout = timeout
-        self.name = os.path.basename(wheel) if wheel else commit[:12]
+        # How messages name the release: its version, or its commit.
+        self.name = _wheel_version(wheel) if wheel else commit[:12]
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path

@@ -99,8 +99,8 @@ def generate(count):
 def _peer():
     """Today's resobj/testing/peer.py, loaded by its path.
 
-    The N-1 tree may have none; it needs only the standard library and
-    oslo.versionedobjects, so it runs beside any N-1 code.
+    The N-1 tree may have none; its functions need only the standard
+    library, so they run beside any N-1 code.
     """
     import importlib.util
     import os
