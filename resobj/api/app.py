@@ -4,9 +4,12 @@
 collector's pause (``collector``: clean-up after the response is sent);
 the standard middleware (``middleware``: proxy headers, request id, CORS);
 the microversion (400/406 before anything else); the authentication
-middleware; the request context; content negotiation; the route table;
-the handler. Every exception on the way out becomes an error body in the
-API's format, with the request id and version headers.
+middleware; the request context; a body's content type, the route
+table, the ``Accept`` of the route, the text of the URL and the query
+string (``wellformed``), the media type of a body the route reads
+(``negotiation``); the handler. Every exception on the way out becomes
+an error body in the API's format, with the request id and version
+headers.
 """
 
 from oslo_log import log as logging
@@ -19,6 +22,7 @@ from resobj.api import collector
 from resobj.api import errors
 from resobj.api import microversion
 from resobj.api import middleware
+from resobj.api import negotiation
 from resobj.api import policy
 from resobj.api import router
 from resobj.api import util
@@ -27,8 +31,6 @@ from resobj import context as resobj_context
 from resobj import exception
 
 LOG = logging.getLogger(__name__)
-
-_BODY_METHODS = ('POST', 'PUT', 'PATCH')
 
 
 class Application:
@@ -107,12 +109,15 @@ class Application:
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
-            # Routing first: an unknown URL is a 404 whatever the Accept.
+            # As placement: a body without a type is refused on any
+            # route; an unknown URL is a 404 whatever the Accept.
+            negotiation.check_body_has_type(req)
             handler, urlvars = self._router.find(_path(req), req.method,
                                                  version)
-            _check_content(req)
+            negotiation.check_accept(req, handler)
             wellformed.check_url(urlvars)
             wellformed.check_query(req)
+            negotiation.check_media_type(req, handler, version)
             req.urlvars = urlvars
             resp = handler(req)
         except errors.HTTPError:
@@ -184,25 +189,6 @@ def _path(req):
         # A percent-escape that is not UTF-8 names no resource.
         raise errors.bad_request('The request path is not valid UTF-8.',
                                  errors.BAD_CHARACTER)
-
-
-# Accept values that take JSON, as every client of the API sends them:
-# answered without webob's parse of the header, which costs about as
-# much as the rest of this function's checks together. An empty one
-# takes anything, as in placement.
-_ACCEPTS_JSON = frozenset(['application/json', '*/*', ''])
-
-
-def _check_content(req):
-    accept = req.environ.get('HTTP_ACCEPT')
-    if accept is not None and accept.strip().lower() not in _ACCEPTS_JSON:
-        if req.accept and not req.accept.acceptable_offers(
-                ['application/json']):
-            raise errors.HTTPError(406, 'Only application/json is provided')
-    if req.method in _BODY_METHODS or req.content_length:
-        if req.content_length and not req.content_type:
-            raise errors.bad_request(
-                'A request with a body needs a Content-Type header.')
 
 
 # Error bodies carry a ``code`` from this version on.

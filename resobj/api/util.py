@@ -18,6 +18,7 @@ import webob
 
 from resobj.api import collector
 from resobj.api import errors
+from resobj.api import negotiation
 from resobj.api.schemas import common
 from resobj.api import wellformed
 
@@ -132,14 +133,7 @@ def describe(error):
 
 def json_body(req, schema):
     """The request's JSON document, validated against ``schema``."""
-    content_type = (req.content_type or '').lower()
-    if content_type != 'application/json':
-        # Placement's words, the media type named in both sentences.
-        raise errors.HTTPError(
-            415, 'The request media type %(type)s is not supported by this '
-            'server. \n\n The media type %(type)s is not supported, use '
-            'application/json' % {'type': req.content_type or 'None'},
-            explained=True)
+    negotiation.require_json(req)
     try:
         data = json.loads(req.body or b'', parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:

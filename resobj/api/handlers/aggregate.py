@@ -6,6 +6,7 @@ checked against and bumps it; before, neither.
 
 from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import resource_provider as policies
 from resobj.api import query
 from resobj.api.schemas import aggregate as schema
@@ -27,6 +28,7 @@ def get_aggregates(req):
 
 
 @microversion.available((1, 1))
+@negotiation.reads_json()
 def set_aggregates(req):
     util.authorize(req, policies.AGGREGATES_UPDATE)
     rp = rp_handler.get_provider(req)

@@ -7,6 +7,7 @@ Routes: /allocations/{consumer_uuid}, /allocations and
 from resobj.api import errors
 from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import allocation as policies
 from resobj.api.policies import resource_provider as rp_policies
 from resobj.api import query
@@ -137,6 +138,7 @@ def _replace(req, consumers):
     return util.respond(req, status=204)
 
 
+@negotiation.reads_json()
 def set_allocations_for_consumer(req):
     util.authorize(req, policies.UPDATE)
     version = util.version(req)
@@ -150,6 +152,7 @@ def set_allocations_for_consumer(req):
 
 
 @microversion.available((1, 13))
+@negotiation.reads_json()
 def set_allocations(req):
     util.authorize(req, policies.MANAGE)
     version = util.version(req)

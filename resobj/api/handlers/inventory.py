@@ -3,6 +3,7 @@
 from resobj.api import errors
 from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import inventory as policies
 from resobj.api.schemas import inventory as schema
 from resobj.api import util
@@ -75,6 +76,7 @@ def get_inventories(req):
                         last_modified=_newest(inventories))
 
 
+@negotiation.reads_json()
 def create_inventory(req):
     util.authorize(req, policies.CREATE)
     rp = rp_handler.get_provider(req)
@@ -91,6 +93,7 @@ def create_inventory(req):
         'Location': _location(rp, inventory.resource_class)})
 
 
+@negotiation.reads_json()
 def set_inventories(req):
     util.authorize(req, policies.UPDATE)
     rp = rp_handler.get_provider(req)
@@ -145,6 +148,7 @@ def get_inventory(req):
                         inventory.created_at)
 
 
+@negotiation.reads_json()
 def update_inventory(req):
     util.authorize(req, policies.UPDATE)
     rp = rp_handler.get_provider(req)

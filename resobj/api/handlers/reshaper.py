@@ -5,6 +5,7 @@ from resobj.api.handlers import allocation as alloc_handler
 from resobj.api.handlers import inventory as inv_handler
 from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import reshaper as policies
 from resobj.api import query
 from resobj.api.schemas import common
@@ -28,6 +29,7 @@ def _provider(req, uuid):
 
 
 @microversion.available((1, 30))
+@negotiation.reads_json()
 def reshape(req):
     util.authorize(req, policies.RESHAPE)
     version = util.version(req)

@@ -2,6 +2,7 @@
 
 from resobj.api import errors
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import resource_class as policies
 from resobj.api.schemas import resource_class as schema
 from resobj.api import util
@@ -23,6 +24,7 @@ def list_resource_classes(req):
 
 
 @microversion.available((1, 2))
+@negotiation.reads_json()
 def create_resource_class(req):
     util.authorize(req, policies.CREATE)
     data = util.json_body(req, schema.POST)
@@ -47,6 +49,7 @@ def get_resource_class(req):
 
 
 @microversion.available((1, 2))
+@negotiation.reads_json((1, 6))
 def update_resource_class(req):
     util.authorize(req, policies.UPDATE)
     if util.version(req) >= (1, 7):

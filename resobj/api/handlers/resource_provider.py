@@ -1,6 +1,7 @@
 """/resource_providers and /resource_providers/{uuid}."""
 
 from resobj.api import errors
+from resobj.api import negotiation
 from resobj.api.policies import resource_provider as policies
 from resobj.api import query
 from resobj.api.schemas import common
@@ -128,6 +129,7 @@ def list_resource_providers(req):
                                     for rp in providers)))
 
 
+@negotiation.reads_json()
 def create_resource_provider(req):
     util.authorize(req, policies.CREATE)
     version = util.version(req)
@@ -192,6 +194,7 @@ def get_resource_provider(req):
                         last_modified=rp.updated_at or rp.created_at)
 
 
+@negotiation.reads_json()
 def update_resource_provider(req):
     util.authorize(req, policies.UPDATE)
     version = util.version(req)

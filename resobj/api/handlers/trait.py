@@ -3,6 +3,7 @@
 from resobj.api import errors
 from resobj.api.handlers import resource_provider as rp_handler
 from resobj.api import microversion
+from resobj.api import negotiation
 from resobj.api.policies import resource_provider as rp_policies
 from resobj.api.policies import trait as policies
 from resobj.api.schemas import common
@@ -66,6 +67,7 @@ def _name(req):
 
 
 @microversion.available(_6)
+@negotiation.any_accept
 def get_trait(req):
     util.authorize(req, policies.SHOW)
     name = req.urlvars['name']
@@ -121,6 +123,7 @@ def list_traits_for_resource_provider(req):
 
 
 @microversion.available(_6)
+@negotiation.reads_json()
 def update_traits_for_resource_provider(req):
     util.authorize(req, rp_policies.TRAITS_UPDATE)
     # In placement's order: the body first, then the provider.
