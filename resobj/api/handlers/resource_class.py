@@ -57,7 +57,13 @@ def update_resource_class(req):
     data = util.json_body(req, schema.PUT_RENAME)
     rc = _get(req)
     rc.name = data['name']
-    rc.save()
+    try:
+        rc.save()
+    except exception.ResourceClassExists as exc:
+        # Placement's words for a rename onto another class's name,
+        # not those of a duplicate POST.
+        raise errors.conflict('Resource class already exists: %s'
+                              % exc.kwargs['name'])
     return util.respond(req, _format(rc.name))
 
 
