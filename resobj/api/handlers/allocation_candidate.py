@@ -102,28 +102,29 @@ def _groups(req, version):
     return sorted(result, key=lambda group: order.index(group.suffix))
 
 
-# Placement's words for suffixed groups without resources before 1.36,
-# checked in this order: the groups' required traits, their member_of
-# sets, then any group at all.
+# Placement's words for groups without resources before 1.36, checked
+# in this order: the groups' required traits (forbidden ones do not
+# count), their member_of (forbidden aggregates do), then any group at
+# all.
 _ORPHANS = (
-    ('required', 'required_traits',
+    ('required', lambda group: group.required_traits,
      'All traits parameters must be associated with resources.  Found the '
      'following orphaned traits keys: %s'),
-    ('member_of', 'member_of',
+    ('member_of', lambda group: group.member_of or group.forbidden_aggs,
      'All member_of parameters must be associated with resources. Found '
      'the following orphaned member_of keys: %s'))
 
 
 def _refuse_resourceless(req, version, groups):
-    """400 for a suffixed group without resources (before 1.36).
+    """400 for a group without resources (before 1.36).
 
     As placement: once every value is parsed, the keys of such groups'
-    required traits (forbidden ones do not count) in query order, else
-    those of their member_of sets, else a sentence naming none.
+    required traits in query order, else those of their member_of, else
+    a sentence naming none. The unsuffixed group counts too: ``required``
+    with ``resources1`` but no ``resources`` names ``required``.
     """
     by_suffix = {group.suffix: group for group in groups}
-    orphans = {group.suffix for group in groups
-               if group.suffix and not group.resources}
+    orphans = {group.suffix for group in groups if not group.resources}
     if not orphans:
         return
     # {key: (group key, suffix)} of the orphans' parameters, in query
@@ -133,17 +134,23 @@ def _refuse_resourceless(req, version, groups):
         split = _split(key, version)
         if split is not None and split[1] in orphans:
             keys.setdefault(key, split)
-    for name, field, words in _ORPHANS:
+    for name, given, words in _ORPHANS:
         found = [key for key, (key_name, suffix) in keys.items()
-                 if key_name == name and getattr(by_suffix[suffix], field)]
+                 if key_name == name and given(by_suffix[suffix])]
         if found:
             raise errors.bad_request(words % ', '.join(found))
     raise errors.bad_request('All request groups must specify resources.')
 
 
 def _same_subtree(values):
-    """same_subtree=_A,_B (repeatable) -> [['_A', '_B'], ...]."""
-    subtrees = [value.split(',') for value in values]
+    """same_subtree=_A,_B (repeatable) -> [['_A', '_B'], ...].
+
+    As placement reads them: each suffix without the white space around
+    it (``_A, _B`` names ``_B``; `` `` alone names the unsuffixed
+    group).
+    """
+    subtrees = [[suffix.strip() for suffix in value.split(',')]
+                for value in values]
     if any('' in suffixes for suffixes in subtrees):
         raise errors.bad_request(
             'Empty string (unsuffixed group) can not be specified in '
@@ -152,11 +159,15 @@ def _same_subtree(values):
 
 
 def _check_resourceless(groups, subtrees):
-    """400 for a resourceless group no same_subtree names (1.36+)."""
+    """400 for a resourceless group no same_subtree names (1.36+).
+
+    The unsuffixed group too (``required`` without ``resources``), which
+    no same_subtree may name, as placement names it: ``''``. Sorted
+    (placement's order changes from one of its processes to the next).
+    """
     named = set().union(*subtrees)
     orphans = sorted(g.suffix for g in groups
-                     if g.suffix and not g.resources and
-                     g.suffix not in named)
+                     if not g.resources and g.suffix not in named)
     if orphans:
         raise errors.bad_request(
             'Resourceless suffixed group request should be specified in '
@@ -180,16 +191,22 @@ def _suffixes_in_query_order(req, version):
 
 
 def _check_subtree_suffixes(req, version, groups, subtrees):
-    """400 for a same_subtree suffix that names no group."""
+    """400 for same_subtree suffixes that name no group.
+
+    As placement: every such suffix of every same_subtree parameter,
+    each once (in query order here; placement's order changes from one
+    of its processes to the next).
+    """
     known = {group.suffix for group in groups}
-    for suffixes in subtrees:
-        unknown = [suffix for suffix in suffixes if suffix not in known]
-        if unknown:
-            raise errors.bad_request(
-                'Real suffixes should be specified in `same_subtree`: '
-                '%s not found in %s.'
-                % (unknown, _suffixes_in_query_order(req, version)),
-                errors.QUERY_BAD_VALUE)
+    unknown = list(dict.fromkeys(
+        suffix for suffixes in subtrees for suffix in suffixes
+        if suffix not in known))
+    if unknown:
+        raise errors.bad_request(
+            'Real suffixes should be specified in `same_subtree`: '
+            '%s not found in %s.'
+            % (unknown, _suffixes_in_query_order(req, version)),
+            errors.QUERY_BAD_VALUE)
 
 
 def _format(version, candidates, requested):
@@ -271,14 +288,16 @@ def parse(req, version):
     root_required, root_forbidden = query.root_required(
         params['root_required']) if 'root_required' in params else ((), ())
     groups = _groups(req, version)
+    # In placement's order: the groups same_subtree must name, the
+    # suffixes it names, then the group policy.
     _check_resourceless(groups, subtrees)
+    _check_subtree_suffixes(req, version, groups, subtrees)
     suffixed = [g for g in groups if g.suffix]
     policy = params.get('group_policy')
     if len(suffixed) > 1 and policy is None:
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
-    _check_subtree_suffixes(req, version, groups, subtrees)
     limit = int(params['limit']) if 'limit' in params else None
     return CandidateQuery(groups, limit, policy, root_required,
                           root_forbidden, subtrees)

@@ -50,12 +50,15 @@ def names(version):
     For its words on an unknown name, or on no resources before 1.25.
     """
     properties = {key: {} for key in query(version)['properties']}
-    schema = {'type': 'object', 'properties': properties,
-              'additionalProperties': False}
+    schema = {'type': 'object', 'properties': properties}
     if version < (1, 25):
         properties.update((key, {}) for key in group_keys(version))
+        # Before additionalProperties, as in placement's schema: of two
+        # errors of one place jsonschema reports the first one found,
+        # so no resources is reported before an unknown name.
         schema['required'] = ['resources']
-    else:
+    schema['additionalProperties'] = False
+    if version >= (1, 25):
         suffix = (SUFFIX_1_33 if version >= (1, 33)
                   else SUFFIX_1_25).pattern[1:-2]
         schema['patternProperties'] = {
