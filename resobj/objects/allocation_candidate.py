@@ -138,7 +138,8 @@ class ProviderSummary:
     shape of placement's provider_summaries) for every class the
     provider has inventory of (placement 1.27+; older microversions
     show the requested classes only), where capacity is
-    int((total - reserved) * allocation_ratio). ``traits``: names, sorted.
+    int((total - reserved) * allocation_ratio). ``traits``: names, the
+    standard ones by name, then the custom ones in creation order.
     """
 
     __slots__ = ('uuid', 'resources', 'traits', 'parent_provider_uuid',

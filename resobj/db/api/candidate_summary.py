@@ -9,8 +9,10 @@ candidate rows carry already is not read again. The statements are
 strategy says (``summary_ids``, ``summary_traits_inline``).
 """
 
+import bisect
 import collections
 
+from resobj.db.api import trait as trait_db
 from resobj.db.api import utils
 from resobj.db import facade
 from resobj.search import rows as search_rows
@@ -51,7 +53,7 @@ def summaries(context, strategy, root_ids, known, lone, trees=None):
             'traits': search_rows.trait_names(traits),
             'parent_provider_uuid': None, 'root_provider_uuid': uuid}
     if not rest:
-        return summaries, uuids
+        return _customs_last(context, summaries), uuids
     id_list, roots = strategy.summary_id_set(rest)
     values = {'roots': roots}
     with_traits = strategy.summary_traits_inline
@@ -89,7 +91,43 @@ def summaries(context, strategy, root_ids, known, lone, trees=None):
                 context, utils.prepared(summary_statements.traits(id_list)),
                 values).all():
             traits_of[rp_id].append(name)
-    return summaries, uuids
+    return _customs_last(context, summaries), uuids
+
+
+# Where custom trait names sort among names of [A-Z0-9_]: from the
+# prefix up to the prefix whose last character is the one after '_'.
+_CUSTOM_FROM, _CUSTOM_TO = 'CUSTOM_', 'CUSTOM`'
+
+
+def _customs_last(context, summaries):
+    """``summaries`` with each one's traits in trait-list order.
+
+    As ``GET /resource_providers/{uuid}/traits`` lists a provider's
+    traits, and as placement lists them on SQLite (its order there):
+    the standard ones by name, the custom ones after them in creation
+    order. The summaries' traits come sorted by name; a summary with
+    custom traits has them moved, and the order of creation is read
+    (one statement) only if some summary has more than one.
+    """
+    moved = []
+    for summary in summaries.values():
+        traits = summary['traits']
+        first = bisect.bisect_left(traits, _CUSTOM_FROM)
+        end = bisect.bisect_left(traits, _CUSTOM_TO, first)
+        if first != end:
+            moved.append((summary, traits[:first] + traits[end:],
+                          traits[first:end]))
+    several = sorted({name for _summary, _standard, custom in moved
+                      if len(custom) > 1 for name in custom})
+    created = {}
+    if several:
+        created = {row['name']: n for n, row in enumerate(
+            trait_db.get_all(context, name_in=several))}
+    for summary, standard, custom in moved:
+        # A trait deleted since the summaries were read goes last.
+        custom.sort(key=lambda name: created.get(name, len(created)))
+        summary['traits'] = standard + custom
+    return summaries
 
 
 @facade.reader

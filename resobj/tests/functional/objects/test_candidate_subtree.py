@@ -91,9 +91,11 @@ class TestSameSubtree(SubtreeTestCase):
         self.assertEqual(1, len(found.allocation_requests))
         traits = {self.names[uuid]: summary.traits
                   for uuid, summary in found.provider_summaries.items()}
+        # Standard traits by name, custom ones after them in the order
+        # they were made (PHYS_A, PHYS_B, AGENT), as trait lists go.
         self.assertEqual({
-            'cn': sorted([PHYS_A, AGENT]),
-            'numa0': sorted([NUMA, PHYS_B, AGENT]), 'numa1': [NUMA],
+            'cn': [PHYS_A, AGENT],
+            'numa0': [NUMA, PHYS_B, AGENT], 'numa1': [NUMA],
             'pf0': [PHYS_A], 'pf1': [PHYS_B], 'agent': [AGENT],
             'bw': [PHYS_A]}, traits)
 
