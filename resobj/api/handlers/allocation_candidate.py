@@ -119,24 +119,21 @@ def _refuse_resourceless(req, version, groups):
     """400 for a group without resources (before 1.36).
 
     As placement: once every value is parsed, the keys of such groups'
-    required traits in query order, else those of their member_of, else
-    a sentence naming none. The unsuffixed group counts too: ``required``
-    with ``resources1`` but no ``resources`` names ``required``.
+    required traits, else those of their member_of, else a sentence
+    naming none; the groups in the order their first parameters (of any
+    kind) appear in the query string. The unsuffixed group counts too:
+    ``required`` with ``resources1`` but no ``resources`` names
+    ``required``.
     """
-    by_suffix = {group.suffix: group for group in groups}
-    orphans = {group.suffix for group in groups if not group.resources}
+    orphans = {group.suffix: group for group in groups
+               if not group.resources}
     if not orphans:
         return
-    # {key: (group key, suffix)} of the orphans' parameters, in query
-    # order.
-    keys = {}
-    for key in req.GET.keys():
-        split = _split(key, version)
-        if split is not None and split[1] in orphans:
-            keys.setdefault(key, split)
+    order = [suffix for suffix in _suffixes_in_query_order(req, version)
+             if suffix in orphans]
     for name, given, words in _ORPHANS:
-        found = [key for key, (key_name, suffix) in keys.items()
-                 if key_name == name and given(by_suffix[suffix])]
+        found = [name + suffix for suffix in order
+                 if given(orphans[suffix])]
         if found:
             raise errors.bad_request(words % ', '.join(found))
     raise errors.bad_request('All request groups must specify resources.')
