@@ -7,6 +7,7 @@ design: uuids a server generates, request ids, dates, the host in a
 unspecified.
 """
 
+import ast
 import json
 import re
 
@@ -26,10 +27,11 @@ PRESENCE_HEADERS = ('last-modified', 'x-openstack-request-id')
 # Lists whose order the reference does not define: compared as sorted.
 # Keyed by the member name holding the list. Placement lists traits in
 # id order, and inserts the standard ones from a set, whose order
-# differs between processes; it lists providers in no particular order
-# (id order on SQLite, not on PostgreSQL, where an updated row moves).
+# differs between processes; it lists providers and resource classes in
+# no particular order (id order on SQLite, not on PostgreSQL, where an
+# updated row moves: a provider or a class renamed).
 UNORDERED_MEMBERS = frozenset(['allocation_requests', 'traits',
-                               'resource_providers'])
+                               'resource_providers', 'resource_classes'])
 
 
 class Answer:
@@ -91,9 +93,29 @@ _SCHEMA_DUMP_RE = re.compile(
     re.DOTALL)
 
 
+# Lists of group suffixes placement builds from a set, whose order
+# changes from one of its processes to the next: the resourceless groups
+# no same_subtree names, and the same_subtree suffixes of no group.
+_SUFFIX_SETS_RE = re.compile(
+    r"(bad group\(s\) - |Real suffixes should be specified in "
+    r"`same_subtree`: )(\[[^\]]*\])")
+
+
+def _sorted_suffixes(match):
+    try:
+        suffixes = ast.literal_eval(match.group(2))
+    except (ValueError, SyntaxError):
+        return match.group(0)
+    return match.group(1) + repr(sorted(suffixes))
+
+
 def normalise_detail(value):
-    """An error detail without its trailing spaces and schema dump."""
+    """An error detail without its trailing spaces and schema dump.
+
+    Suffix lists placement builds from a set are sorted.
+    """
     value = _SCHEMA_DUMP_RE.sub(r'\1 <schema>\2', value)
+    value = _SUFFIX_SETS_RE.sub(_sorted_suffixes, value)
     return value.rstrip()
 
 

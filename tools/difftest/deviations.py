@@ -22,7 +22,6 @@ import re
 REFERENCE_500 = 'reference-500'
 VARY_ON_ERRORS = 'vary-on-errors'
 ERROR_PAGE = 'json-errors-only'
-NON_JSON_ACCEPT = 'non-json-accept-406'
 ALLOCATION_CHECK_ORDER = 'allocation-check-order'
 DUPLICATE_INVENTORY = 'duplicate-inventory-detail'
 NEW_AGGREGATES_ORDER = 'new-aggregates-uuid-order'
@@ -40,8 +39,8 @@ LISTED_ALLOCATIONS_ORDER = 'allocations-list-order'
 # Counted by the runner (it follows the reference up, see run.py).
 OLD_PROVIDERS_BUMPED = 'old-providers-bumped'
 
-ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, NON_JSON_ACCEPT,
-       ALLOCATION_CHECK_ORDER, DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
+ALL = (REFERENCE_500, VARY_ON_ERRORS, ERROR_PAGE, ALLOCATION_CHECK_ORDER,
+       DUPLICATE_INVENTORY, NEW_AGGREGATES_ORDER,
        LEFTOVER_CONSUMER, LAST_MODIFIED, FORBIDDEN_TWICE,
        OLD_PROVIDERS_BUMPED,
        VERSION_BEFORE_CONTENT_TYPE, UUID_KEY_PATTERN, EMPTY_PROVIDER_NAME,
@@ -54,9 +53,14 @@ def _is_page(normalised):
     return content_type.startswith(('text/html', 'text/plain'))
 
 
-def _accepts_json(req):
-    accept = req['headers'].get('Accept', 'application/json')
-    return 'json' in accept or '*/*' in accept
+def _status_of(normalised):
+    """The status of an error answer, JSON or a page; or None."""
+    error = _error(normalised)
+    if error:
+        return error[0]
+    if _is_page(normalised) and normalised['status'] >= 400:
+        return normalised['status']
+    return None
 
 
 def _error(normalised):
@@ -442,13 +446,8 @@ def _negative_ratio_refused(req, ref, res):
 def _answer_deviation(req, ref, res, diffs):
     """A deviation that explains every difference of one answer."""
     if req.get('deviation') in ALL:
-        # A request the sequence makes to undo a deviation it just met
-        # (the DELETE after placement created a trait for a text/plain
-        # request).
+        # A request the sequence makes to undo a deviation it just met.
         return req['deviation']
-    if (not _accepts_json(req) and 200 <= ref['status'] < 300
-            and res['status'] == 406):
-        return NON_JSON_ACCEPT
     res_error = _error(res)
     if is_empty_name_refused(req, res):
         return EMPTY_PROVIDER_NAME
@@ -467,11 +466,12 @@ def _answer_deviation(req, ref, res, diffs):
     if _negative_ratio_refused(req, ref, res):
         return NEGATIVE_RATIO
     ref_error, res_error = _error(ref), _error(res)
-    if (ref_error and res_error and ref_error[0] == 415
+    if (_status_of(ref) in (406, 415) and res_error
             and res_error[0] == 404
             and (res_error[2] or '').startswith('The resource could not')):
         # A route newer than the request's version: resobj's 404 comes
-        # before the content type is looked at.
+        # before the content type or the Accept is looked at (placement's
+        # 406 is a page when the Accept rules JSON out).
         return VERSION_BEFORE_CONTENT_TYPE
     if not ref_error or not res_error or ref_error[:2] != res_error[:2]:
         return None

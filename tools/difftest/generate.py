@@ -16,7 +16,6 @@ import json
 import random
 import uuid
 
-from tools.difftest import deviations
 
 MAX_MINOR = 39
 STANDARD_CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF',
@@ -26,12 +25,25 @@ STANDARD_TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'STORAGE_DISK_SSD',
 # The traits of the providers of Sequence.forest, and of the same_subtree
 # groups that ask for them.
 FOREST_TRAITS = STANDARD_TRAITS[:3]
+# Accept values a client may send besides JSON's: some rule JSON out,
+# some take it among others, some are no media type at all.
+ODD_ACCEPTS = ['text/html', 'text/plain', 'application/xml', '*/*;q=0',
+               'application/json;q=0', 'text/*', 'image/png', 'garbage',
+               'application/json, text/html', 'application/*',
+               'text/html;q=0.9, application/json;q=0.1', '',
+               'application/json;charset=utf-8']
+# White space a client may leave around a same_subtree suffix, as it
+# reads in a URL.
+SPACES = ['%20', '%20%20', '%09', '%C2%A0']
 
 
 def request(method, path, version=None, body=None, headers=None,
             raw=None, deviation=None):
     """A request: ``body`` is JSON-encoded, ``raw`` bytes sent as is.
 
+    A body goes with ``Content-Type: application/json`` unless
+    ``headers`` name another, or None for none (a header given as None
+    is not sent; ``Accept: None`` sends no ``Accept``).
     ``deviation``: the name of the documented deviation (see
     ``deviations``) this request undoes, whose answers differ by it.
     """
@@ -149,6 +161,7 @@ class Sequence:
             (self.candidates, 15 if self.forest_first else 5),
             (self.reshape, 2),
             (self.odd_request, 3),
+            (self.careless_write, 2), (self.odd_accept, 2),
         ]
         funcs = [f for f, _ in ops]
         weights = [w for _, w in ops]
@@ -386,6 +399,13 @@ class Sequence:
         body = dict(self.inventory_record(), resource_provider_generation=gen)
         roll = self.rng.random()
         if roll < 0.35:
+            if self.rng.random() < 0.3:
+                # One it has: a conflict, whose detail placement takes
+                # from its database.
+                answer = yield request(
+                    'GET', '/resource_providers/%s/inventories' % rp, '1.0')
+                rc = self.pick(sorted(_json(answer).get('inventories', {})),
+                               rc)
             body['resource_class'] = rc
             if self.malformed():
                 body = self.mutate(body)
@@ -479,6 +499,9 @@ class Sequence:
                 self.traits.remove(name)
 
     def resource_classes(self):
+        if self.custom_classes and self.rng.random() < 0.2:
+            yield from self.rename_class()
+            return
         version = self.version(2)
         minor = self.minor(version)
         roll = self.rng.random()
@@ -513,6 +536,21 @@ class Sequence:
         if ok and name not in self.classes:
             self.classes.append(name)
             self.custom_classes.append(name)
+
+    def rename_class(self):
+        """Rename a custom class (1.2-1.6), often onto another's name."""
+        version = '1.%d' % self.rng.randint(2, 6)
+        old = self.pick(self.custom_classes)
+        new = self.rng.choice([
+            self.pick(self.custom_classes),         # itself, or a conflict
+            'CUSTOM_RC%d' % self.rng.randint(0, 9)])
+        if self.rng.random() < 0.1:
+            old = 'CUSTOM_NONE'
+        answer = yield request('PUT', '/resource_classes/%s' % old, version,
+                               {'name': new})
+        if answer.status == 200 and old != new:
+            for names in (self.classes, self.custom_classes):
+                names[names.index(old)] = new
 
     # -- allocations -----------------------------------------------------
 
@@ -627,13 +665,86 @@ class Sequence:
             params += self.subtree_groups(minor)
         if roll() < 0.15:
             params += self.unknown_names(minor)
+        if self.rng.random() < 0.1:
+            params = self.orphan_groups(minor)
         if self.malformed():
             params = self.rng.choice([
                 [], ['resources=VCPU'], ['resources=VCPU:0'],
                 params + ['group_policy=maybe'], params + ['limit=0'],
-                params + ['resources1=VCPU:1'], ['resources=FOO:1']])
+                params + ['resources1=VCPU:1'], ['resources=FOO:1']]
+                + self.bad_subtrees(params, minor))
         yield request('GET', '/allocation_candidates?' + '&'.join(params),
                       version)
+
+    def orphan_groups(self, minor):
+        """Candidate parameters of groups some of which have no resources.
+
+        The unsuffixed group among them: ``required``, ``member_of`` or
+        ``in_tree`` without ``resources``. Before 1.36 placement names
+        the orphaned keys (required traits first, then member_of) in
+        the query's order, or says a group lacks resources; from 1.36
+        the groups same_subtree must name; and which comes first when
+        no group has resources at all.
+        """
+        roll = self.rng.random
+        suffixes = ['']
+        if minor >= 25:
+            suffixes += ['1', '2', '10'] if minor < 33 else ['_P', '1', '_Q']
+        keys = ['required'] * (minor >= 17) + ['member_of'] * (minor >= 21)
+        if minor >= 31:
+            keys.append('in_tree')
+        params, named = [], []
+        for suffix in self.sample(suffixes, 1, 3):
+            resourced = roll() < 0.4
+            if resourced:
+                params.append('resources%s=%s:1' % (
+                    suffix, self.pick(STANDARD_CLASSES[:3])))
+            elif suffix:
+                named.append(suffix)
+            for key in self.sample(keys, 0 if resourced else 1, 2):
+                params.append('%s%s=%s' % (key, suffix, self._group_value(
+                    key, minor)))
+        if minor >= 36 and named and roll() < 0.5:
+            params.append('same_subtree=%s' % ','.join(
+                self.sample(named, 1, len(named))))
+        if minor >= 25 and roll() < 0.6:
+            params.append('group_policy=none')
+        if minor >= 16 and roll() < 0.2:
+            params.append('limit=1')
+        self.rng.shuffle(params)
+        return params
+
+    def _group_value(self, key, minor):
+        """A value of a group's ``required``, ``member_of`` or ``in_tree``."""
+        if key == 'in_tree':
+            return self.provider()
+        if key == 'member_of':
+            return self.member_of_value(minor)
+        if minor >= 22 and self.rng.random() < 0.3:
+            # Forbidden traits alone orphan no key.
+            return '!' + self.pick(self.traits)
+        return self.required_value(minor)
+
+    def bad_subtrees(self, params, minor):
+        """Malformed variants of a 1.36+ request's same_subtree values.
+
+        Suffixes of no group (several, over several same_subtree
+        parameters, which placement names all, each once), white space
+        alone (the unsuffixed group), and a group policy missing beside
+        them (which placement reports after the suffixes).
+        """
+        if minor < 36:
+            return []
+        given = [p for p in params if p.startswith('same_subtree=')]
+        rest = [p for p in params
+                if not p.startswith(('same_subtree=', 'group_policy='))]
+        return [
+            params + ['same_subtree=_NOPE_%d,_NOPE_%d' % tuple(
+                self.rng.sample(range(9), 2))],
+            params + ['same_subtree=_NOPE_1', 'same_subtree=_NOPE_2,_NOPE_1'],
+            params + ['same_subtree=' + self.pick(SPACES)],
+            rest + given + ['same_subtree=_NOPE_3'],
+        ]
 
     def required_value(self, minor):
         """A ``required`` value: traits, some forbidden, or (1.39) any of."""
@@ -690,12 +801,20 @@ class Sequence:
         if resourced and roll() < 0.3:
             sets.append(self.sample(bare + resourced, 1, 2) +
                         [self.pick(resourced)])
+        spaced = roll() < 0.2
         for chosen in sets:
             params.append('same_subtree=%s' % ','.join(
-                sorted(set(chosen), key=chosen.index)))
+                self.padded(suffix) if spaced else suffix
+                for suffix in sorted(set(chosen), key=chosen.index)))
         params.append('group_policy=%s' % self.rng.choice(
             ['none', 'isolate']))
         return params
+
+    def padded(self, suffix):
+        """``suffix`` with white space before or after it, or both."""
+        before, after = self.rng.choice([(1, 0), (0, 1), (1, 1)])
+        return (self.pick(SPACES) * before + suffix
+                + self.pick(SPACES) * after)
 
     def unknown_names(self, minor):
         """Candidate parameters naming what does not exist.
@@ -795,10 +914,100 @@ class Sequence:
         else:
             yield request('PUT', '/traits/CUSTOM_X', version,
                           headers={'Accept': 'text/plain'})
-            # Placement creates it (resobj answers 406): make both the
-            # same again.
-            yield request('DELETE', '/traits/CUSTOM_X', '1.6',
-                          deviation=deviations.NON_JSON_ACCEPT)
+            yield request('DELETE', '/traits/CUSTOM_X', '1.6')
+
+    def _body_targets(self, rp):
+        """(method, path, version) of every route that reads a body.
+
+        ``rp``: a provider's uuid (one the cloud may not have).
+        """
+        rc = self.pick(self.classes)
+        name = self.pick(self.custom_classes + ['CUSTOM_NOPE_RC'])
+        return [
+            ('PUT', '/resource_providers/%s' % rp, self.version()),
+            ('POST', '/resource_providers/%s/inventories' % rp,
+             self.version()),
+            ('PUT', '/resource_providers/%s/inventories' % rp,
+             self.version()),
+            ('PUT', '/resource_providers/%s/inventories/%s' % (rp, rc),
+             self.version()),
+            ('PUT', '/resource_providers/%s/aggregates' % rp,
+             self.version(1)),
+            ('PUT', '/resource_providers/%s/traits' % rp, self.version(6)),
+            ('PUT', '/resource_classes/%s' % name, self.version(2)),
+            ('PUT', '/allocations/%s' % self.pick(self.consumers),
+             self.version()),
+            ('POST', '/allocations', self.version(13)),
+            ('POST', '/reshaper', self.version(30)),
+            ('POST', '/resource_providers', self.version()),
+            ('POST', '/resource_classes', self.version(2)),
+            ('PUT', '/traits/CUSTOM_CARELESS', self.version(6)),
+        ]
+
+    def careless_write(self):
+        """A PUT or POST without a body, or without a type, or not JSON.
+
+        Often to a provider or class that does not exist: which check
+        comes first, the body's or the lookup's. Each body is one no
+        route takes, so nothing is written but where the route reads
+        no body (a trait, a class from 1.7).
+        """
+        rp = self.provider() if self.rng.random() < 0.5 else \
+            self.new_uuid()
+        method, path, version = self.pick(self._body_targets(rp))
+        raw, content_type = self.rng.choice([
+            (None, None),                          # nothing at all
+            (b'{"name": "careless"}', None),       # JSON without a type
+            (b'{"name": "careless"}', 'text/plain'),
+            (None, 'text/plain'),
+            (None, 'application/json'),            # a type, no body
+            (b'', 'application/json'),
+            (b'name=careless', 'application/x-www-form-urlencoded'),
+        ])
+        yield request(method, path, version, raw=raw,
+                      headers={'Content-Type': content_type})
+
+    def odd_accept(self):
+        """A request with an unusual ``Accept``, its body often not JSON.
+
+        Placement serves writes whatever their Accept says, refuses a
+        GET of a JSON document whose Accept rules JSON out (not ``GET
+        /`` nor ``GET /traits/{name}``), and answers its errors with a
+        page of the type the Accept asks for.
+        """
+        accept = self.pick(ODD_ACCEPTS)
+        rp = self.provider()
+        roll = self.rng.random()
+        if roll < 0.4:
+            path = self.rng.choice([
+                '/', '/resource_providers', '/resource_providers/%s' % rp,
+                '/resource_providers/%s/inventories' % rp,
+                '/resource_providers/%s/aggregates' % rp,
+                '/resource_providers/%s/traits' % rp,
+                '/traits/%s' % self.pick(self.traits + ['CUSTOM_NOPE']),
+                '/traits', '/resource_classes',
+                '/allocations/%s' % self.pick(self.consumers),
+                '/allocation_candidates?resources=VCPU:1',
+                '/usages?project_id=project-a', '/nowhere'])
+            yield request('GET', path, self.version(),
+                          headers={'Accept': accept})
+            return
+        if roll < 0.5:
+            name = 'CUSTOM_ACCEPT_%d' % self.rng.randint(0, 3)
+            yield request(self.rng.choice(['PUT', 'DELETE']),
+                          '/traits/%s' % name, self.version(6),
+                          headers={'Accept': accept})
+            return
+        method, path, version = self.pick(self._body_targets(rp))
+        raw, content_type = self.rng.choice([
+            (b'{"name": ', 'application/json'),
+            (b'{"name": "accepted"}', 'text/plain'),
+            (b'{"name": "accepted"}', None),
+            (None, None),
+            (b'[]', 'application/json')])
+        yield request(method, path, version, raw=raw,
+                      headers={'Content-Type': content_type,
+                               'Accept': accept})
 
     def mutate(self, body):
         """A malformed variant of a JSON body."""

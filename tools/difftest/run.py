@@ -38,6 +38,8 @@ class Client:
         if req['version'] is not None:
             headers['OpenStack-API-Version'] = 'placement %s' % req['version']
         headers.update(req['headers'])
+        # A header the request names as None is not sent.
+        headers = {k: v for k, v in headers.items() if v is not None}
         for attempt in (1, 2):
             try:
                 self._conn.request(req['method'], req['path'],
@@ -57,6 +59,8 @@ def describe(req):
                                    req['version'])
     extra = {k: v for k, v in req['headers'].items()
              if k != 'Content-Type' or v != 'application/json'}
+    if body is None and req['method'] in ('PUT', 'POST'):
+        text += ' without a body'
     if extra:
         text += ' headers %s' % extra
     if body is not None:

@@ -71,6 +71,23 @@ class TestNormalise(unittest.TestCase):
             (text % '{}').replace('maxLength', 'pattern'))
         self.assertNotEqual(ref, other)
 
+    def test_suffixes_placement_lists_from_a_set_compare_as_sets(self):
+        bad = ('Resourceless suffixed group request should be specified in '
+               '`same_subtree` query param: bad group(s) - %s.')
+        self.assertEqual(compare.normalise_detail(bad % "['_Z', '', '_A']"),
+                         compare.normalise_detail(bad % "['', '_A', '_Z']"))
+        self.assertNotEqual(compare.normalise_detail(bad % "['_Z', '_A']"),
+                            compare.normalise_detail(bad % "['_A']"))
+        unknown = ('Real suffixes should be specified in `same_subtree`: %s '
+                   'not found in %s.')
+        self.assertEqual(
+            compare.normalise_detail(unknown % ("['_Q', '_A']", "['_B']")),
+            compare.normalise_detail(unknown % ("['_A', '_Q']", "['_B']")))
+        # The groups of the request are listed in its order.
+        self.assertNotEqual(
+            compare.normalise_detail(unknown % ("['_Q']", "['_A', '_B']")),
+            compare.normalise_detail(unknown % ("['_Q']", "['_B', '_A']")))
+
     def test_unordered_lists_compare_as_sets_others_in_order(self):
         names = compare.UuidNames(set())
         ref = compare.normalise(answer(200, {
@@ -79,6 +96,21 @@ class TestNormalise(unittest.TestCase):
             'allocation_requests': [2, 1], 'aggregates': [2, 1]}), names)
         self.assertEqual(['/body/aggregates/0', '/body/aggregates/1'],
                          [d[0] for d in compare.differences(ref, res)])
+
+    def test_resource_classes_compare_as_sets(self):
+        # On PostgreSQL placement lists a renamed class last.
+        one = {'resource_classes': [{'name': 'CUSTOM_B'},
+                                    {'name': 'CUSTOM_A'}]}
+        two = {'resource_classes': [{'name': 'CUSTOM_A'},
+                                    {'name': 'CUSTOM_B'}]}
+        names = compare.UuidNames(set())
+        self.assertEqual([], compare.differences(
+            compare.normalise(answer(200, one), names),
+            compare.normalise(answer(200, two), names)))
+        three = {'resource_classes': [{'name': 'CUSTOM_A'}]}
+        self.assertTrue(compare.differences(
+            compare.normalise(answer(200, one), names),
+            compare.normalise(answer(200, three), names)))
 
     def test_unordered_lists_name_made_uuids_whatever_the_order(self):
         one = {'resource_providers': [

@@ -26,6 +26,14 @@ def answer(status, body=None, **headers):
                              compare.UuidNames({RP_A, RP_B, C1, C2}))
 
 
+def page(status, content_type):
+    """Placement's error page of ``content_type`` (for an odd Accept)."""
+    return compare.normalise(
+        compare.Answer(status, [('Content-Type', content_type)],
+                       b'<html>%d</html>' % status),
+        compare.UuidNames(set()))
+
+
 def error(status, detail, code='placement.undefined_code'):
     return {'errors': [{'status': status, 'detail': detail, 'code': code,
                         'request_id': 'req-x'}]}
@@ -118,22 +126,32 @@ class TestClassify(unittest.TestCase):
         res = answer(200, {'aggregates': [RP_A]})
         self.assertEqual(1, len(classify(req, ref, res)[1]))
 
-    def test_non_json_accept_and_its_undoing(self):
+    def test_a_write_refused_for_its_accept_is_unexplained(self):
+        # Both serve a write whatever its Accept says: a 406 for one is
+        # no deviation.
         req = generate.request('PUT', '/traits/CUSTOM_X', '1.6',
                                headers={'Accept': 'text/plain'})
         ref = answer(201)
         res = answer(406, error(406, 'Only application/json is provided'))
-        self.assertEqual([deviations.NON_JSON_ACCEPT],
-                         list(classify(req, ref, res)[0]))
-        # The same answers to a JSON request are unexplained.
-        req = generate.request('PUT', '/traits/CUSTOM_X', '1.6')
-        self.assertEqual({}, classify(req, ref, res)[0])
-        undo = generate.request('DELETE', '/traits/CUSTOM_X', '1.6',
-                                deviation=deviations.NON_JSON_ACCEPT)
-        known, rest = classify(undo, answer(204),
-                               answer(404, error(404, 'No such trait')))
-        self.assertEqual(([deviations.NON_JSON_ACCEPT], []),
-                         (list(known), rest))
+        known, rest = classify(req, ref, res)
+        self.assertEqual({}, known)
+        self.assertIn('/status', [d[0] for d in rest])
+
+    def test_an_error_page_for_an_odd_accept(self):
+        req = generate.request('PUT', '/resource_providers/%s' % RP_A,
+                               '1.39', raw=b'x', headers={
+                                   'Accept': 'text/html',
+                                   'Content-Type': 'text/plain'})
+        ref = page(415, 'text/html')
+        res = answer(415, error(415, 'The request media type text/plain '
+                                     'is not supported by this server.'),
+                     vary='openstack-api-version')
+        known, rest = classify(req, ref, res)
+        self.assertEqual([], rest)
+        self.assertIn(deviations.ERROR_PAGE, known)
+        # Another status is not the page's doing.
+        res = answer(406, error(406, 'Only application/json is provided'))
+        self.assertIn('/status', [d[0] for d in classify(req, ref, res)[1]])
 
     def test_two_bangs(self):
         req = generate.request(
@@ -155,6 +173,19 @@ class TestClassify(unittest.TestCase):
                          list(classify(req, ref, res)[0]))
         res = answer(404, error(404, 'No such provider'))
         self.assertEqual({}, classify(req, ref, res)[0])
+
+    def test_a_newer_route_before_the_accept(self):
+        # Placement looks at the Accept of GET .../aggregates before its
+        # version; its 406 is a page.
+        req = generate.request('GET', '/resource_providers/%s/aggregates'
+                               % RP_A, '1.0', headers={'Accept': 'text/html'})
+        res = answer(404, error(404, 'The resource could not be found.'))
+        self.assertEqual([deviations.VERSION_BEFORE_CONTENT_TYPE],
+                         list(classify(req, page(406, 'text/html'), res)[0]))
+        # A page of another status is not.
+        self.assertNotIn(
+            deviations.VERSION_BEFORE_CONTENT_TYPE,
+            classify(req, page(400, 'text/html'), res)[0])
 
     def test_the_pattern_of_a_uuid_member_name(self):
         text = ("JSON does not validate: 'x' does not match any of the "
