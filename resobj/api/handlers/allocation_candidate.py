@@ -79,7 +79,10 @@ def _groups(req, version):
             group.member_of, group.forbidden_aggs = query.member_of(
                 params['member_of'], version)
         if 'in_tree' in params:
-            group.in_tree = query.uuid(params['in_tree'][0], 'in_tree')
+            # Placement takes white space around it here (not on the
+            # provider list).
+            group.in_tree = query.uuid(params['in_tree'][0], 'in_tree',
+                                       strip=True)
         result.append(group)
     if version < (1, 36):
         # From 1.36 a resourceless group is checked against same_subtree
