@@ -326,7 +326,9 @@ class Sequence:
                 'resources=VCPU', 'resources=VCPU:x', 'member_of=not-a-uuid',
                 'required=', 'in_tree=nope', 'foo=bar', 'uuid=abc',
                 'required=!!HW_CPU_X86_AVX', 'member_of=in:',
-                'resources=NOPE:1', 'limit=3']))
+                'resources=NOPE:1', 'limit=3',
+                'member_of=%s%s' % (self.pick(self.aggregates),
+                                    self.pick(SPACES))]))
         path = '/resource_providers'
         if params:
             path += '?' + '&'.join(params)
@@ -672,7 +674,8 @@ class Sequence:
                 [], ['resources=VCPU'], ['resources=VCPU:0'],
                 params + ['group_policy=maybe'], params + ['limit=0'],
                 params + ['resources1=VCPU:1'], ['resources=FOO:1']]
-                + self.bad_subtrees(params, minor))
+                + self.bad_subtrees(params, minor) + self.spaced_uuids(
+                    params, minor))
         yield request('GET', '/allocation_candidates?' + '&'.join(params),
                       version)
 
@@ -724,6 +727,21 @@ class Sequence:
             # Forbidden traits alone orphan no key.
             return '!' + self.pick(self.traits)
         return self.required_value(minor)
+
+    def spaced_uuids(self, params, minor):
+        """``params`` with an aggregate or provider uuid amid white space.
+
+        Placement refuses it in member_of, and takes it in a candidate
+        search's in_tree.
+        """
+        found = []
+        if minor >= 21:
+            found.append(params + ['member_of=%s%s' % (
+                self.pick(SPACES), self.pick(self.aggregates))])
+        if minor >= 31:
+            found.append(params + ['in_tree=%s%s' % (
+                self.provider(), self.pick(SPACES))])
+        return found
 
     def bad_subtrees(self, params, minor):
         """Malformed variants of a 1.36+ request's same_subtree values.

@@ -86,6 +86,17 @@ class TestSequences(unittest.TestCase):
             return len(values) > 1 and sum('_NOPE' in v for v in values) > 1
         self.assertTrue(self.some(unknown))
 
+    def test_uuids_amid_white_space(self):
+        def spaced(req):
+            return any(name in ('member_of', 'in_tree')
+                       and value != value.strip()
+                       for name, value in query(req))
+        found = self.some(spaced)
+        self.assertTrue([r for r in found
+                         if r['path'].startswith('/allocation_candidates')])
+        self.assertTrue([r for r in found
+                         if r['path'].startswith('/resource_providers')])
+
     def test_groups_without_resources_the_unsuffixed_one_too(self):
         def unsuffixed_orphan(req):
             names = {name for name, _ in query(req)}
