@@ -137,6 +137,25 @@ def _on_engine_create(engine):
         backends.for_dialect(name).set_up_engine(engine, _UNCONFIGURED)
 
 
+class Prerequisite(Exception):
+    """Rows a writer's transaction needs committed before it runs.
+
+    Raised anywhere inside a writer's transaction (however deeply
+    nested the raise), it rolls that transaction back; the outermost
+    writer, which owns the transaction, then calls ``prepare()`` (a
+    writer of its own, committed at once) and runs its function again
+    in a fresh transaction. For rows that must outlive the transaction
+    whatever becomes of it, and that concurrent transactions would
+    otherwise each insert and hold: if the one that inserted such a row
+    rolls back, the others waiting on it fail with it (on MariaDB, as
+    deadlocks). A write that needs none pays nothing.
+    """
+
+    def __init__(self, prepare):
+        super().__init__()
+        self.prepare = prepare
+
+
 def retrying_writer(*retry_on, connection=False):
     """A writer retried in a fresh transaction on conflicts.
 
@@ -149,6 +168,9 @@ def retrying_writer(*retry_on, connection=False):
     transaction it runs once: a retry there could not undo the outer
     transaction's failed statement, so the conflict goes up to whoever
     owns the transaction.
+
+    A Prerequisite raised in the transaction is prepared, and the
+    function run again, as a retry (within the same ``max_retries``).
 
     ``connection=True`` runs the function on a Core connection
     (``context.connection``) rather than an ORM session: for hot write
@@ -168,6 +190,14 @@ def retrying_writer(*retry_on, connection=False):
             for attempt in range(max_retries + 1):
                 try:
                     return transactional(*args, **kwargs)
+                except Prerequisite as needed:
+                    if attempt == max_retries:
+                        # Prepared each time, and gone again each time.
+                        raise exception.DatabaseDeadlock(
+                            reason='rows the write needs were removed by '
+                                   'concurrent transactions')
+                    needed.prepare()
+                    continue
                 except retryable:
                     if attempt == max_retries:
                         raise
