@@ -28,6 +28,7 @@ from oslo_db.sqlalchemy import enginefacade
 from resobj.db import backends
 from resobj.db import connection_url
 from resobj.db import intent
+from resobj.db import library_logs
 from resobj.db import translate
 from resobj import exception
 
@@ -130,6 +131,7 @@ def transaction_failed(context):
 def _on_engine_create(engine):
     # The last line of defence of forbid(): whatever path led here.
     _check_allowed()
+    library_logs.watch(engine)
     name = engine.dialect.name
     if name in _engine_setups:
         _engine_setups[name](engine)
