@@ -158,6 +158,12 @@ class Prerequisite(Exception):
         self.prepare = prepare
 
 
+# How many Prerequisites one call of a retrying writer prepares before
+# it gives up: a prepared row is needed again only if a concurrent
+# transaction removed it meanwhile.
+PREREQUISITES_PER_CALL = 3
+
+
 def retrying_writer(*retry_on, connection=False):
     """A writer retried in a fresh transaction on conflicts.
 
@@ -171,8 +177,9 @@ def retrying_writer(*retry_on, connection=False):
     transaction's failed statement, so the conflict goes up to whoever
     owns the transaction.
 
-    A Prerequisite raised in the transaction is prepared, and the
-    function run again, as a retry (within the same ``max_retries``).
+    A Prerequisite raised in the transaction is prepared and the
+    function run again; that spends none of ``max_retries``
+    (PREREQUISITES_PER_CALL bounds it).
 
     ``connection=True`` runs the function on a Core connection
     (``context.connection``) rather than an ORM session: for hot write
@@ -189,23 +196,26 @@ def retrying_writer(*retry_on, connection=False):
         def wrapper(*args, max_retries=10, **kwargs):
             if intent.writes():
                 return transactional(*args, **kwargs)
-            for attempt in range(max_retries + 1):
+            attempt = prepared = 0
+            while True:
                 try:
                     return transactional(*args, **kwargs)
                 except Prerequisite as needed:
-                    if attempt == max_retries:
+                    # Not a conflict: it spends none of max_retries.
+                    if prepared == PREREQUISITES_PER_CALL:
                         # Prepared each time, and gone again each time.
                         raise exception.DatabaseDeadlock(
                             reason='rows the write needs were removed by '
                                    'concurrent transactions')
+                    prepared += 1
                     needed.prepare()
-                    continue
                 except retryable:
                     if attempt == max_retries:
                         raise
+                    attempt += 1
                     # Jitter keeps the losers of one race from colliding
                     # again in lockstep.
-                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+                    time.sleep(random.uniform(0, 0.01 * attempt))
         return wrapper
     return decorator
 

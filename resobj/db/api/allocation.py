@@ -466,10 +466,11 @@ def _missing_owners(requests, ids):
     """
     def unknown(kind, values):
         return sorted({v for v in values if v is not None} - set(ids[kind]))
-    return {'projects': unknown('project', (r['project_id'] for r in requests)),
-            'users': unknown('user', (r['user_id'] for r in requests)),
-            'types': unknown('type', (r.get('consumer_type')
-                                      for r in requests))}
+    return {
+        'projects': unknown('project', (r['project_id'] for r in requests)),
+        'users': unknown('user', (r['user_id'] for r in requests)),
+        'types': unknown('type', (r.get('consumer_type')
+                                  for r in requests))}
 
 
 @facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)

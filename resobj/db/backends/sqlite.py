@@ -189,7 +189,8 @@ def insert_if_absent(table, key):
     ``key`` names a unique column; SQLite has one writer at a time, so
     the row cannot be in another transaction's hands.
     """
-    return sqlite_dialect.insert(table).on_conflict_do_nothing(index_elements=[key])
+    return sqlite_dialect.insert(table).on_conflict_do_nothing(
+        index_elements=[key])
 
 
 # Statements ----------------------------------------------------------

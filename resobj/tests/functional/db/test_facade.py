@@ -261,6 +261,20 @@ class TestRetryingWriter(base.TestCase):
         self.assertEqual([True], prepared)
         self.assertEqual(['outer', 'inner'] * 2, runs)
 
+    def test_a_prerequisite_spends_no_retry(self):
+        prepared = []
+
+        @facade.writer
+        def needs(context):
+            if not prepared:
+                raise facade.Prerequisite(lambda: prepared.append(1))
+            return 'done'
+
+        # Even a writer that may not retry a conflict prepares and runs
+        # again.
+        self.assertEqual('done', needs(context.get_admin_context(),
+                                       max_retries=0))
+
     def test_a_prerequisite_that_never_holds_gives_up(self):
         prepared = []
 
@@ -269,8 +283,8 @@ class TestRetryingWriter(base.TestCase):
             raise facade.Prerequisite(lambda: prepared.append(1))
 
         self.assertRaises(exception.DatabaseDeadlock, needs,
-                          context.get_admin_context(), max_retries=2)
-        self.assertEqual(2, len(prepared))
+                          context.get_admin_context(), max_retries=50)
+        self.assertEqual(facade.PREREQUISITES_PER_CALL, len(prepared))
 
     def test_inside_another_writer_it_runs_once(self):
         @facade.writer
