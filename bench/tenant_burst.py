@@ -27,7 +27,6 @@ comparison on one machine; its dependencies must be the same).
 import argparse
 import collections
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -39,37 +38,10 @@ import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from resobj.tests.api import server  # noqa: E402
+from bench import db_outage  # noqa: E402
 
 HEADERS = {'openstack-api-version': 'placement 1.38',
            'x-auth-token': 'admin', 'accept': 'application/json'}
-
-
-def _start_api(url, code, tmp, workers):
-    port = server.free_port()
-    conf = os.path.join(tmp, 'resobj.conf')
-    with open(conf, 'w') as f:
-        f.write('[DEFAULT]\nstate_dir = %s\n' % tmp)
-        if url:
-            f.write('[database]\nconnection = %s\n' % url)
-    env = dict(os.environ)
-    if code:
-        env['PYTHONPATH'] = code
-    log = open(os.path.join(tmp, 'api.log'), 'w')
-    proc = subprocess.Popen(
-        [sys.executable, '-m', 'resobj.cmd.api', '--config-file', conf,
-         '--port', str(port), '--workers', str(workers)],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=code or None)
-    base = 'http://127.0.0.1:%d' % port
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            requests.get(base + '/', timeout=2)
-            return proc, base
-        except requests.RequestException:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit('resobj-api did not start; see %s/api.log' % tmp)
 
 
 def _provider(base, total):
@@ -158,7 +130,7 @@ def main():
             hide_password=False)
     proc = None
     try:
-        proc, base = _start_api(url, args.code, tmp, args.workers)
+        proc, base = db_outage.start_api(url, args.code, tmp, args.workers)
         full = _provider(base, 1)
         room = _provider(base, 10 ** 6)
         filler = requests.Session()

@@ -84,8 +84,7 @@ def create_owners(context, projects=(), users=(), types=()):
     outlive the write's transaction whatever becomes of it (a claim
     refused for capacity), as placement creates them; concurrent
     writes naming the same new tenant then wait on a row that is
-    committed within milliseconds, never on one that is rolled back
-    under them.
+    committed at once, never on one that is rolled back under them.
     """
     for table, column, values in ((_PROJECTS, 'external_id', projects),
                                   (_USERS, 'external_id', users),

@@ -24,18 +24,11 @@ import urllib.parse
 import fixtures
 from oslo_log import formatters
 from oslo_utils import uuidutils
-import sqlalchemy as sa
 import testscenarios
 import webob
 
-from resobj.api import app as api_app
-from resobj.api import service
 from resobj.compute import service as compute_service
 from resobj import context as resobj_context
-from resobj.db.api import resource_class as resource_class_db
-from resobj.db.api import trait as trait_db
-from resobj.db import facade
-from resobj.db import models
 from resobj import exception
 from resobj import heartbeat
 from resobj import objects
@@ -48,7 +41,6 @@ from resobj.tests import tcp_proxy
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
-DEFAULT_PORTS = {'postgresql': 5432, 'mysql': 3306}
 # A line as the test formats it: level|logger|request id|message, the
 # request id '-' for a line about no request.
 LINE = re.compile(r'^(?P<level>[A-Z]+)\|(?P<logger>[^|]*)\|'
@@ -77,35 +69,17 @@ class TestAPIOutageLogs(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
-        database = api_fixtures._Database(self.backend)
-        url = sa.engine.make_url(database.create())
-        self.addCleanup(database.drop)
-        self.proxy = tcp_proxy.TCPProxy(
-            url.host or '127.0.0.1', url.port or DEFAULT_PORTS[self.backend])
-        self.addCleanup(self.proxy.close)
-        proxied = url.set(host='127.0.0.1', port=self.proxy.port)
-        conf = self.useFixture(
-            resobj_fixtures.ConfFixture(service.register_all_opts))
-        conf.config(group='database',
-                    connection=proxied.render_as_string(hide_password=False),
-                    connect_timeout=1, statement_timeout=2)
-        conf.config(group='api', auth_strategy='noauth2')
-        conf.config(report_interval=1, host='outage-host')
-        conf.config(
-            logging_context_format_string=(
-                '%(levelname)s|%(name)s|%(request_id)s|%(message)s'),
-            logging_default_format_string='%(levelname)s|%(name)s|-|'
-                                          '%(message)s')
-        self.conf = conf.conf
-        fresh = facade.new_context_manager()
-        self.addCleanup(facade.get_context_manager().patch_factory(fresh))
-        self.addCleanup(fresh.dispose_pool)
-        facade.configure(self.conf)
-        models.BASE.metadata.create_all(facade.get_engine())
-        ctx = resobj_context.get_admin_context()
-        resource_class_db.ensure_sync(ctx)
-        trait_db.ensure_sync(ctx)
-        self.app = api_app.make_app(self.conf)
+        api = self.useFixture(api_fixtures.AppFixture(
+            self.backend, proxied=True, options={
+                'database': {'connect_timeout': 1, 'statement_timeout': 2},
+                None: {
+                    'report_interval': 1, 'host': 'outage-host',
+                    'logging_context_format_string': (
+                        '%(levelname)s|%(name)s|%(request_id)s|'
+                        '%(message)s'),
+                    'logging_default_format_string': (
+                        '%(levelname)s|%(name)s|-|%(message)s')}}))
+        self.proxy, self.conf, self.app = api.proxy, api.conf, api.app
         self.rp = uuidutils.generate_uuid()
         resp = self._request('POST', '/resource_providers',
                              {'name': 'rp', 'uuid': self.rp})

@@ -23,7 +23,6 @@ from resobj import exception
 from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import backends
 from resobj.tests import base
-from resobj.tests import fixtures as resobj_fixtures
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
@@ -42,16 +41,8 @@ class TestLibraryLogs(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
-        database = api_fixtures._Database(self.backend)
-        url = sa.engine.make_url(database.create())
-        self.addCleanup(database.drop)
-        conf = self.useFixture(resobj_fixtures.ConfFixture())
-        conf.config(group='database',
-                    connection=url.render_as_string(hide_password=False))
-        fresh = facade.new_context_manager()
-        self.addCleanup(facade.get_context_manager().patch_factory(fresh))
-        self.addCleanup(fresh.dispose_pool)
-        facade.configure(conf.conf)
+        url = self.useFixture(api_fixtures.AppFixture(
+            self.backend)).direct_url
         self.admin = sa.create_engine(url, poolclass=sa.pool.NullPool,
                                       isolation_level='AUTOCOMMIT')
         self.addCleanup(self.admin.dispose)
