@@ -17,6 +17,7 @@ import webob.request
 from resobj.api import auth
 from resobj.api import collector
 from resobj.api import errors
+from resobj.api import keystone
 from resobj.api import microversion
 from resobj.api import middleware
 from resobj.api import policy
@@ -37,7 +38,7 @@ class Application:
         self._max_body = conf.api.max_request_body_size
         self._policy = policy.Policy(conf)
         if conf.api.auth_strategy == 'keystone':
-            self._stack = auth.keystone(self._handle, conf)
+            self._stack = keystone.middleware(self._handle, conf)
         else:
             self._stack = auth.NoAuth(self._handle)
         # Outermost: a request's clean-up waits until its response is

@@ -67,6 +67,23 @@ class ConfFixture(fixtures.Fixture):
             self.conf.set_override(name, value, group=group)
 
 
+def configure_keystone(conf_fixture, auth_url, **overrides):
+    """[keystone_authtoken] as an OpenStack service sets it, on a fixture.
+
+    Service credentials with the password plugin, whose options exist
+    only once ``auth_type`` is set (``keystone.register_plugin_opts``).
+    """
+    from resobj.api import keystone
+    conf_fixture.config(group='keystone_authtoken', auth_type='password')
+    keystone.register_plugin_opts(conf_fixture.conf)
+    settings = dict(
+        www_authenticate_uri=auth_url, auth_url=auth_url,
+        username='placement', password='secret', project_name='service',
+        user_domain_name='Default', project_domain_name='Default')
+    settings.update(overrides)
+    conf_fixture.config(group='keystone_authtoken', **settings)
+
+
 def register_rpc_opts(conf):
     """resobj's options and the RPC layer's (transport, timeouts)."""
     resobj_conf.register_opts(conf)
