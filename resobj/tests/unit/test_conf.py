@@ -86,11 +86,12 @@ class TestServiceConfiguration(base.TestCase):
         self.assertEqual('placement', conf.keystone_authtoken.username)
         self.assertEqual('http://keystone.example.org/identity/v3',
                          conf.keystone_authtoken.auth_url)
-        # A deprecated alias is read, and so accepted.
+        # The deprecated names keystoneauth still reads are accepted.
         conf = service.load_conf([self._write(
-            KEYSTONE_AUTHTOKEN.replace('www_authenticate_uri', 'auth_uri'))])
-        self.assertEqual('http://keystone.example.org/identity',
-                         conf.keystone_authtoken.www_authenticate_uri)
+            KEYSTONE_AUTHTOKEN.replace('auth_type', 'auth_plugin')
+            .replace('project_name', 'tenant_name'))])
+        self.assertEqual('password', conf.keystone_authtoken.auth_type)
+        self.assertEqual('service', conf.keystone_authtoken.project_name)
 
     def test_every_command_reads_the_apis_file(self):
         conf = cfg.ConfigOpts()
