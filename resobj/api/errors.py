@@ -38,6 +38,7 @@ REQUEST_TOO_LARGE = 'resobj.request.too_large'
 REQUEST_HEADERS_TOO_LARGE = 'resobj.request.headers_too_large'
 REQUEST_UNSUPPORTED_ENCODING = 'resobj.request.unsupported_encoding'
 REQUEST_INCOMPLETE = 'resobj.request.incomplete'
+SERVER_BUSY = 'resobj.server.busy'
 DATABASE_UNAVAILABLE = 'resobj.database.unavailable'
 
 # The sentence webob puts before the detail, which some clients (and the
