@@ -104,6 +104,16 @@ class TestDeadlineFromArrival(base.TestCase):
             slowest.append((time.monotonic() - start, status))
 
     def test_every_claim_answered_within_the_bound_of_its_arrival(self):
+        # A service in use: each worker's pool holds a connection per
+        # thread, on which the stalled claims wait for their statements.
+        # (The first claim alone creates the project and user.)
+        self.assertEqual(204, self._claim()[1])
+        with concurrent.futures.ThreadPoolExecutor(FIRST_WAVE) as pool:
+            for _ in range(3):
+                warm = [pool.submit(self._claim) for _ in range(FIRST_WAVE)]
+                statuses = {claim.result()[1] for claim in warm}
+                # 409: a claim that lost the provider's generation race.
+                self.assertLessEqual(statuses, {204, 409})
         self.proxy.stall()
         stop = threading.Event()
         roots = []
