@@ -376,6 +376,9 @@ class Server:
             await asyncio.sleep(0.05)
         for conn in list(self._connections) + list(self._reserve):
             conn.abort()
+        # The transports close their sockets in callbacks of the loop.
+        for _ in range(3):
+            await asyncio.sleep(0)
 
 
 def listening_socket(sock):
