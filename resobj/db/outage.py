@@ -345,14 +345,15 @@ class Breaker:
     def _within_deadline(self, cparams, dbapi):
         """(connect arguments, shortened) for the request being served.
 
-        A request already past its deadline does not connect.
+        A request less than a second from its deadline does not connect.
         """
         deadline = intent.deadline()
         if deadline is None or self._connect_within is None:
             return cparams, False
-        left = deadline - time.monotonic()
-        if left <= 0:
+        # The drivers take whole seconds: an attempt gets the whole
+        # seconds left, and none is made with less than one left.
+        left = math.floor(deadline - time.monotonic())
+        if left < 1:
             raise dbapi.OperationalError(
-                'the request is past its deadline; not connecting')
-        # The drivers take whole seconds.
-        return self._connect_within(cparams, math.ceil(left))
+                'the request is at its deadline; not connecting')
+        return self._connect_within(cparams, left)
