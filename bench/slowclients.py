@@ -10,11 +10,11 @@ SQLite database with the default settings (2 workers, 4 threads), then:
   the number of slow connections at which a probe first took more than
   2 s or failed, or that none did up to ``--max``.
 * ``idle``: opens ``--count`` connections that send nothing, from
-  ``--sources`` loopback addresses (127.0.0.1, then 127.0.1.1,
-  127.0.1.2...), as fast as it can, then sends ``--probes`` probe pairs
-  (``GET /`` and an authenticated ``GET /resource_providers``, 60 s
-  timeout each) while they are open. Prints how long the connections
-  took to open and each probe's time.
+  ``--sources`` loopback addresses (127.0.0.2, or 127.0.1.1, 127.0.1.2
+  ...), as fast as it can, then sends ``--probes`` probe pairs (``GET
+  /`` and an authenticated ``GET /resource_providers``, 60 s timeout
+  each) from 127.0.0.1 while they are open, the first at once. Prints
+  how long the connections took to open and each probe's time.
 * ``speed``: 100 providers, then ``--clients`` threads for ``--seconds``
   each alternating an allocation candidate search and a claim (PUT
   /allocations); prints requests per second and latency percentiles.
@@ -143,7 +143,7 @@ def run_slow(url, port, args):
 def _source(n, sources):
     """The loopback address the ``n``-th idle connection comes from."""
     if sources == 1:
-        return '127.0.0.1'
+        return '127.0.0.2'
     index = n % sources
     return '127.0.%d.%d' % (1 + index // 250, 1 + index % 250)
 

@@ -19,13 +19,15 @@ What the server guarantees, each ``[api]`` option:
   ``connection_limit_per_client`` from one source address. A new
   connection beyond either limit closes the connection of that scope
   that has been idle longest (nothing received of a next request, no
-  answer being served), which a client reopens when it needs it; when
-  none is idle, the new connection joins a small reserve
+  answer being served, for :data:`SETTLED` seconds at least), which a
+  client reopens when it needs it; when none is, the new connection
+  joins a small reserve
   (:data:`RESERVE` connections) where only ``GET /`` and ``HEAD /``
   are answered, within :data:`RESERVE_SECONDS`, and anything else gets
   503 (``resobj.server.busy``). The reserve makes room for a newcomer by
-  closing its oldest connection not being answered, so a load
-  balancer's health check always gets in;
+  closing a connection not being answered (the oldest settled one, or
+  else the oldest of the client holding most of the reserve), so a load
+  balancer's health check gets in while other clients flood it;
 * ``GET /`` and ``HEAD /`` (the version document, which reads no
   database) have a thread of their own: answered while every thread
   of the pool waits on a stalled database;
@@ -68,6 +70,20 @@ RESERVE_SECONDS = 5
 METRICS_INTERVAL = 60
 # A request that waited this long for a thread is worth a metrics line.
 SLOW_QUEUE = 1.0
+
+
+# How long a connection must have been idle (or open, for one that has
+# sent nothing yet) before it is closed to make room: a client's request
+# may be on its way on a connection just opened or just answered.
+SETTLED = 1.0
+
+
+def _settled(connections):
+    """The first of ``connections`` (oldest first) settled, or None."""
+    first = next(iter(connections), None)
+    if first is None or time.monotonic() - first.since < SETTLED:
+        return None
+    return first
 
 
 class Limits(typing.NamedTuple):
@@ -204,8 +220,10 @@ class Server:
         # address (dicts keep insertion order).
         self._idle = {}
         self._idle_per_addr = collections.defaultdict(dict)
-        # The reserve's connections, oldest first.
+        # The reserve's connections, oldest first, and how many per
+        # address.
         self._reserve = {}
+        self._reserve_per_addr = collections.Counter()
         self._pool = None
         self._root_pool = None
 
@@ -215,9 +233,9 @@ class Server:
         """Take in a new connection, making room if the limits are met."""
         addr = conn.addr
         if self._per_addr[addr] >= self.limits.connection_limit_per_client:
-            victim = next(iter(self._idle_per_addr.get(addr, ())), None)
+            victim = _settled(self._idle_per_addr.get(addr, ()))
         elif len(self._connections) >= self.limits.connection_limit:
-            victim = next(iter(self._idle), None)
+            victim = _settled(self._idle)
         else:
             victim = conn
         if victim is None:
@@ -232,19 +250,34 @@ class Server:
 
     def _admit_reserved(self, conn):
         if len(self._reserve) >= RESERVE:
-            victim = next((c for c in self._reserve
-                           if c.state in (State.WAITING, State.RECEIVING)),
-                          None)
+            victim = self._reserve_victim()
+            self.stats.dropped += 1
             if victim is None:
                 # Every reserved connection is being answered.
-                self.stats.dropped += 1
                 conn.abort()
                 return
-            self.stats.dropped += 1
             victim.close()
         self.stats.reserved += 1
         conn.reserved = True
         self._reserve[conn] = None
+        self._reserve_per_addr[conn.addr] += 1
+
+    def _reserve_victim(self):
+        """The reserve's connection to close for a newcomer, or None.
+
+        The oldest that has settled, not being answered; if none has,
+        the oldest of the address holding the most of the reserve: a
+        client flooding the reserve displaces its own connections, not
+        another client's health check.
+        """
+        waiting = [c for c in self._reserve
+                   if c.state in (State.WAITING, State.RECEIVING)]
+        victim = _settled(waiting)
+        if victim is None and waiting:
+            heaviest = max({c.addr for c in waiting},
+                           key=self._reserve_per_addr.__getitem__)
+            victim = next(c for c in waiting if c.addr == heaviest)
+        return victim
 
     def became_idle(self, conn):
         if conn.reserved:
@@ -264,7 +297,11 @@ class Server:
 
     def forget(self, conn):
         if conn.reserved:
-            self._reserve.pop(conn, None)
+            if conn in self._reserve:
+                del self._reserve[conn]
+                self._reserve_per_addr[conn.addr] -= 1
+                if not self._reserve_per_addr[conn.addr]:
+                    del self._reserve_per_addr[conn.addr]
             return
         self.left_idle(conn)
         if conn in self._connections:

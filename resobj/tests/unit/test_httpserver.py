@@ -9,6 +9,8 @@ import socket
 import threading
 import time
 
+import fixtures
+
 from resobj.api import httpconnection
 from resobj.api import httpserver
 from resobj.tests.api import rawhttp
@@ -185,9 +187,12 @@ class TestRequests(TestServer):
         with rawhttp.connect(self.port) as sock:
             sock.sendall(b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3'
                          b'\r\n\r\none' + b'POST / HTTP/1.1\r\nHost: x\r\n'
-                         b'Content-Length: 3\r\n\r\ntwo')
-            self.assertEqual(b'hello one', _read_answer(sock).body)
-            self.assertEqual(b'hello two', _read_answer(sock).body)
+                         b'Content-Length: 3\r\nConnection: close\r\n\r\n'
+                         b'two')
+            data = rawhttp.read_until_closed(sock, 10)
+        first, second = data.split(b'HTTP/1.1 200 OK')[1:]
+        self.assertTrue(first.endswith(b'\r\n\r\nhello one'), first)
+        self.assertTrue(second.endswith(b'\r\n\r\nhello two'), second)
 
     def test_head_has_no_body(self):
         with rawhttp.connect(self.port) as sock:
@@ -288,12 +293,43 @@ class TestRequests(TestServer):
             waited = float(_read_answer(sock).body)
         self.assertGreaterEqual(waited, 0.5)
 
+    def test_waits_for_a_thread_make_one_metrics_line(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.api.httpserver.METRICS_INTERVAL', 1))
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.api.httpserver.SLOW_QUEUE', 0.2))
+        log = self.useFixture(fixtures.FakeLogger(
+            name='resobj.api.httpserver'))
+        self._stall_threads()
+        waiting = []
+        for n in range(3):
+            sock = rawhttp.connect(self.port, source='127.0.0.%d' % (n + 2))
+            self.addCleanup(sock.close)
+            sock.sendall(_get('/other'))
+            waiting.append(sock)
+        time.sleep(0.5)
+        self.app.release.set()
+        for sock in waiting:
+            self.assertEqual(200, _read_answer(sock).status)
+        deadline = time.monotonic() + 5
+        while 'HTTP server, last' not in log.output:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.1)
+        [line] = log.output.splitlines()
+        self.assertIn('3 requests waited over 0 s for a thread', line)
+        self.assertIn('at most 3 waiting at once', line)
+
     def test_ticks_while_idle(self):
         time.sleep(2.5)
         self.assertGreaterEqual(self.ticks, 2)
 
 
 class TestConnectionLimits(TestServer):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.api.httpserver.SETTLED', 0.2))
 
     def _idle_connections(self, sources):
         """A kept-alive connection per source, each answered once."""
@@ -304,7 +340,25 @@ class TestConnectionLimits(TestServer):
             sock.sendall(_get('/'))
             self.assertEqual(200, _read_answer(sock).status)
             socks.append(sock)
+        # Settled: idle long enough to be closed for a newcomer.
+        time.sleep(0.3)
         return socks
+
+    def test_a_connection_just_opened_is_not_closed_for_another(self):
+        # Its request may be on its way: the newcomer goes to the
+        # reserve instead.
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.api.httpserver.SETTLED', 5))
+        fresh = []
+        for _ in range(LIMITS['connection_limit_per_client']):
+            fresh.append(_connect(self.port, '127.0.0.2'))
+            self.addCleanup(fresh[-1].close)
+        answer = rawhttp.exchange_from(self.port, '127.0.0.2',
+                                       _get('/other'))
+        self.assertEqual(503, answer.status)
+        for sock in fresh:
+            sock.sendall(_get('/'))
+            self.assertEqual(200, _read_answer(sock).status)
 
     def test_per_client_limit_closes_that_clients_oldest_idle(self):
         other = self._idle_connections(['127.0.0.3'])
@@ -353,9 +407,28 @@ class TestConnectionLimits(TestServer):
         for _ in range(httpserver.RESERVE):
             silent.append(_connect(self.port, '127.0.0.2'))
             self.addCleanup(silent[-1].close)
+        time.sleep(0.3)
         answer = rawhttp.exchange_from(self.port, '127.0.0.2', _get('/'))
         self.assertEqual(200, answer.status)
         self.assertTrue(_closed_by_server(silent[0]))
+
+    def test_a_client_flooding_the_reserve_displaces_its_own(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.api.httpserver.SETTLED', 5))
+        # The worker full (connection_limit), nothing idle.
+        self._stall_threads('127.0.0.2', count=3)
+        for _ in range(3):
+            sock = _connect(self.port, '127.0.0.4')
+            self.addCleanup(sock.close)
+            sock.sendall(_get('/stall'))
+        flood = []
+        for _ in range(httpserver.RESERVE):
+            flood.append(_connect(self.port, '127.0.0.2'))
+            self.addCleanup(flood[-1].close)
+        # Another client's health check, while nothing there has settled.
+        answer = rawhttp.exchange_from(self.port, '127.0.0.3', _get('/'))
+        self.assertEqual(200, answer.status)
+        self.assertTrue(_closed_by_server(flood[0]))
 
     def test_reserved_connection_must_ask_at_once(self):
         self._stall_threads('127.0.0.2', count=3)
