@@ -15,13 +15,13 @@ import sqlalchemy as sa
 
 from resobj.api import errors
 from resobj.cmd import manage
+from resobj import context as resobj_context
 from resobj.db.backends import mysql
 from resobj.db.backends import postgresql
 from resobj.db import connection_url
 from resobj.db import facade
 from resobj.db import intent
 from resobj.db import outage
-from resobj import context as resobj_context
 from resobj import exception
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
