@@ -183,6 +183,11 @@ class TestRequests(TestServer):
         self.assertEqual(400, answer.status)
         self.assertEqual('resobj.request.malformed', answer.error()['code'])
 
+    def test_http_1_1_without_host_is_400(self):
+        answer = rawhttp.exchange(self.port, b'GET / HTTP/1.1\r\n\r\n')
+        self.assertEqual(400, answer.status)
+        self.assertEqual('resobj.request.malformed', answer.error()['code'])
+
     def test_pipelined_requests_are_answered_in_order(self):
         with rawhttp.connect(self.port) as sock:
             sock.sendall(b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3'
