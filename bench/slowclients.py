@@ -5,7 +5,8 @@ SQLite database with the default settings (2 workers, 4 threads), then:
 
 * ``slow``: opens slow connections in steps of ``--step`` (a third each
   trickling headers, trickling a body announced by Content-Length, and
-  idle), and after each step sends ``--probes`` probes (``GET /`` and an
+  idle) from ``--sources`` addresses (as ``idle`` below), and after
+  each step sends ``--probes`` probes from 127.0.0.1 (``GET /`` and an
   authenticated ``GET /resource_providers``, 5 s timeout each). Prints
   the number of slow connections at which a probe first took more than
   2 s or failed, or that none did up to ``--max``.
@@ -19,7 +20,7 @@ SQLite database with the default settings (2 workers, 4 threads), then:
   each alternating an allocation candidate search and a claim (PUT
   /allocations); prints requests per second and latency percentiles.
 
-    python bench/slowclients.py slow
+    python bench/slowclients.py slow --sources 100
     python bench/slowclients.py slow --checkout /path/to/older/checkout
     python bench/slowclients.py idle --count 3000 --sources 1
     python bench/slowclients.py idle --count 3000 --sources 100
@@ -76,8 +77,9 @@ def start(checkout, workdir, database_url=None):
     sys.exit('resobj-api did not start; see %s' % log.name)
 
 
-def slow_socket(port, kind):
-    sock = socket.create_connection(('127.0.0.1', port))
+def slow_socket(port, kind, source='127.0.0.2'):
+    sock = socket.create_connection(('127.0.0.1', port),
+                                    source_address=(source, 0))
     if kind == 'header':
         sock.sendall(b'GET /resource_providers HTTP/1.1\r\nHost: x\r\n')
     elif kind == 'body':
@@ -123,7 +125,8 @@ def run_slow(url, port, args):
         while len(sockets) < args.max:
             for _ in range(args.step):
                 kind = kinds[len(sockets) % 3]
-                sockets.append((slow_socket(port, kind), kind))
+                source = _source(len(sockets), args.sources)
+                sockets.append((slow_socket(port, kind, source), kind))
             time.sleep(0.5)
             slowest = probe(url, args.probes)
             print('%4d slow connections: slowest probe %s' % (

@@ -17,11 +17,9 @@ import time
 
 from oslo_utils import uuidutils
 import requests
-import sqlalchemy as sa
 import testscenarios
 
 from resobj.conf import database as database_conf
-from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests.api import server
 from resobj.tests import backends
 from resobj.tests import base
@@ -31,7 +29,6 @@ load_tests = testscenarios.load_tests_apply_scenarios
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'openstack-api-version': 'placement 1.12'}
-DEFAULT_PORTS = {'postgresql': 5432, 'mysql': 3306}
 # Two workers of four threads (the defaults): more than that at once.
 FIRST_WAVE = 16
 # Claims sent later during the stall, each wave while earlier ones wait.
@@ -56,13 +53,8 @@ class TestDeadlineFromArrival(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
-        database = api_fixtures._Database(self.backend)
-        url = sa.engine.make_url(database.create())
-        self.addCleanup(database.drop)
-        self.proxy = tcp_proxy.TCPProxy(
-            url.host or '127.0.0.1', url.port or DEFAULT_PORTS[self.backend])
-        self.addCleanup(self.proxy.close)
-        proxied = url.set(host='127.0.0.1', port=self.proxy.port)
+        _, self.proxy, proxied = tcp_proxy.proxied_database(
+            self, self.backend)
         self.server = self.useFixture(server.ServerFixture(
             workers=2, extra_conf='[database]\nconnection = %s\n'
             % proxied.render_as_string(hide_password=False)))
