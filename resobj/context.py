@@ -20,14 +20,20 @@ class RequestContext(context.RequestContext):
 
     ``read_deleted`` is ``'no'`` (hide soft-deleted rows), ``'yes'`` (show
     every row) or ``'only'`` (show only soft-deleted rows).
+
+    ``arrived``: for the context of an API request, when the request
+    arrived whole at the server (a ``time.monotonic()`` value); the
+    database layer bounds its waits on the server from then. None
+    otherwise. It stays in this process: ``to_dict`` leaves it out.
     """
 
-    def __init__(self, *args, read_deleted='no', **kwargs):
+    def __init__(self, *args, read_deleted='no', arrived=None, **kwargs):
         # Objects and DB calls pass contexts around explicitly; do not
         # store each new one in oslo.context's thread-local by default.
         kwargs.setdefault('overwrite', False)
         super().__init__(*args, **kwargs)
         self.read_deleted = read_deleted
+        self.arrived = arrived
 
     @property
     def read_deleted(self):

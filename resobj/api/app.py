@@ -9,6 +9,8 @@ the handler. Every exception on the way out becomes an error body in the
 API's format, with the request id and version headers.
 """
 
+import time
+
 from oslo_log import log as logging
 from oslo_middleware import request_id as request_id_middleware
 import webob
@@ -50,6 +52,9 @@ class Application:
         return self._pipeline(environ, start_response)
 
     def _serve(self, environ, start_response):
+        # resobj-api's server says when the request arrived whole; under
+        # another server, the request's bounds count from now.
+        environ.setdefault(util.ARRIVED, time.monotonic())
         # Set by the request_id middleware, which also returns it.
         request_id = environ[request_id_middleware.ENV_REQUEST_ID]
         # Until the caller is known, the thread's log lines name the
@@ -104,7 +109,7 @@ class Application:
             # Stored for the thread's log lines, in place of the one
             # __call__ stored: they name the caller from here on.
             ctx = resobj_context.RequestContext.from_environ(
-                environ, overwrite=True)
+                environ, overwrite=True, arrived=environ[util.ARRIVED])
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx
