@@ -20,10 +20,15 @@ class RequestContext(context.RequestContext):
 
     ``read_deleted`` is ``'no'`` (hide soft-deleted rows), ``'yes'`` (show
     every row) or ``'only'`` (show only soft-deleted rows).
+
+    ``arrived``: for the context of an API request, when the request
+    arrived whole at the server (a ``time.monotonic()`` value); the
+    database layer bounds its waits on the server from then. None
+    otherwise. It stays in this process: ``to_dict`` leaves it out.
     """
 
-    def __init__(self, *args, read_deleted='no', overwrite=False,
-                 **kwargs):
+    def __init__(self, *args, read_deleted='no', arrived=None,
+                 overwrite=False, **kwargs):
         # Objects and DB calls pass contexts around explicitly; a new
         # one is stored in oslo.context's thread-local (which names the
         # request in each line the thread logs) only when asked. With
@@ -36,6 +41,7 @@ class RequestContext(context.RequestContext):
         super().__init__(*args, overwrite=overwrite, **kwargs)
         self._store_when_made = True
         self.read_deleted = read_deleted
+        self.arrived = arrived
 
     def update_store(self):
         """Store this context for the thread's log lines (see above)."""

@@ -29,7 +29,6 @@ from resobj.db import facade
 from resobj.db import models
 from resobj.tests import backends
 from resobj.tests import fixtures as resobj_fixtures
-from resobj.tests import tcp_proxy
 
 # The application of the file being run; gabbi's intercept asks for it.
 _APP = {}
@@ -79,42 +78,30 @@ class _Database:
             self._backend.drop_named_database(self._ident)
 
 
-# The servers' ports when a URL names none.
-_DEFAULT_PORTS = {'postgresql': 5432, 'mysql': 3306}
-
-
 class AppFixture(fixtures.Fixture):
     """A fresh database of one backend and an application over it.
 
     ``self.app`` is the WSGI application, ``self.conf`` its configuration.
     The schema, standard resource classes and traits exist; nothing else.
 
-    ``proxied``: the application reaches a server's database through a
-    TCP proxy of the test's (``self.proxy``, resobj.tests.tcp_proxy) to
-    cut or stall; ``self.direct_url`` is the database's own URL.
-    ``options``: {group or None: {option: value}}, set before the
-    facade is configured.
+    ``url``: an empty database the caller made (for one behind a proxy,
+    resobj.tests.tcp_proxy.proxied_database), instead of a new one;
+    ``self.url`` is the one in use. ``options``: {group or None:
+    {option: value}}, set before the facade is configured.
     """
 
-    def __init__(self, backend_name, proxied=False, options=None):
+    def __init__(self, backend_name, url=None, options=None):
         super().__init__()
         self._backend_name = backend_name
-        self._proxied = proxied
+        self.url = url
         self._options = options or {}
 
     def _setUp(self):
-        database = _Database(self._backend_name)
-        url = database.create()
-        self.addCleanup(database.drop)
-        self.direct_url = sa.engine.make_url(url)
-        if self._proxied:
-            self.proxy = tcp_proxy.TCPProxy(
-                self.direct_url.host or '127.0.0.1',
-                self.direct_url.port or _DEFAULT_PORTS[self._backend_name])
-            self.addCleanup(self.proxy.close)
-            url = self.direct_url.set(
-                host='127.0.0.1', port=self.proxy.port).render_as_string(
-                hide_password=False)
+        if self.url is None:
+            database = _Database(self._backend_name)
+            self.url = sa.engine.make_url(database.create())
+            self.addCleanup(database.drop)
+        url = self.url.render_as_string(hide_password=False)
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='database', connection=url)

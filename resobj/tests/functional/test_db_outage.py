@@ -27,6 +27,7 @@ import webob
 from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import backends
 from resobj.tests import base
+from resobj.tests import tcp_proxy
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
@@ -102,11 +103,12 @@ class TestDatabaseOutage(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
+        self.direct_url, self.proxy, proxied = tcp_proxy.proxied_database(
+            self, self.backend)
         api = self.useFixture(api_fixtures.AppFixture(
-            self.backend, proxied=True, options={'database': {
+            self.backend, url=proxied, options={'database': {
                 'connect_timeout': CONNECT_TIMEOUT,
                 'statement_timeout': STATEMENT_TIMEOUT, 'max_retries': 0}}))
-        self.proxy, self.direct_url = api.proxy, api.direct_url
         self.rp = uuidutils.generate_uuid()
         self.claims = _Claims(api.app, self.rp)
         resp = self.claims.request('POST', '/resource_providers',

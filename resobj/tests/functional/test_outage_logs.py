@@ -69,8 +69,10 @@ class TestAPIOutageLogs(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
+        _, self.proxy, proxied = tcp_proxy.proxied_database(
+            self, self.backend)
         api = self.useFixture(api_fixtures.AppFixture(
-            self.backend, proxied=True, options={
+            self.backend, url=proxied, options={
                 'database': {'connect_timeout': 1, 'statement_timeout': 2},
                 None: {
                     'report_interval': 1, 'host': 'outage-host',
@@ -79,7 +81,7 @@ class TestAPIOutageLogs(base.TestCase):
                         '%(message)s'),
                     'logging_default_format_string': (
                         '%(levelname)s|%(name)s|-|%(message)s')}}))
-        self.proxy, self.conf, self.app = api.proxy, api.conf, api.app
+        self.conf, self.app = api.conf, api.app
         self.rp = uuidutils.generate_uuid()
         resp = self._request('POST', '/resource_providers',
                              {'name': 'rp', 'uuid': self.rp})

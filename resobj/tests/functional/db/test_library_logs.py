@@ -41,8 +41,7 @@ class TestLibraryLogs(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
-        url = self.useFixture(api_fixtures.AppFixture(
-            self.backend)).direct_url
+        url = self.useFixture(api_fixtures.AppFixture(self.backend)).url
         self.admin = sa.create_engine(url, poolclass=sa.pool.NullPool,
                                       isolation_level='AUTOCOMMIT')
         self.addCleanup(self.admin.dispose)
