@@ -144,15 +144,21 @@ class TestAPIOutageLogs(base.TestCase):
         self._wait_for('could not report itself alive')
         self.proxy.restore()
         self._wait_for('reported itself alive again')
-        after = self._claims()
-
         self.assertEqual({503}, {status for _, status, _ in answers})
-        self.assertEqual({204}, {status for _, status, _ in after})
+        # Claims succeed again (on a loaded machine a claim caught
+        # reconnecting may still get a 503, which is logged as any).
+        deadline = time.monotonic() + 30
+        while not any(status == 204 for _, status, _ in answers):
+            self.assertLess(time.monotonic(), deadline, answers)
+            answers += self._claims()
+
         lines = _lines(self.log.output)
         self.assertEqual([], [line for line in lines
                               if line[0] not in ('WARNING', 'INFO')])
         self.assertNotIn('Traceback', self.log.output)
-        failed = {request: consumer for request, _, consumer in answers}
+        self.assertEqual({204, 503}, {status for _, status, _ in answers})
+        failed = {request: consumer for request, status, consumer in answers
+                  if status == 503}
         warnings = [line for line in lines if line[0] == 'WARNING']
         for request, consumer in failed.items():
             about = [line for line in warnings if line[2] == request]
@@ -171,7 +177,7 @@ class TestAPIOutageLogs(base.TestCase):
                           message)
             self.assertIn('trying again in 1 s', message)
         # No line names a request but the one it is about.
-        known = set(failed) | {request for request, _, _ in after}
+        known = {request for request, _, _ in answers}
         self.assertEqual(set(), {line[2] for line in lines} - known - {'-'})
 
 
