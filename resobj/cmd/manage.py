@@ -17,7 +17,6 @@ from resobj.api import errors as api_errors
 from resobj.api.handlers import allocation_candidate as ac_handler
 from resobj.api import microversion
 from resobj.cmd import options
-from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
@@ -375,8 +374,7 @@ def main(argv=None):
         return _fail(str(exc).splitlines()[0])
     logging.setup(conf, 'resobj')
     try:
-        validate.check_unknown_options(conf)
-        validate.check_values(conf)
+        options.check(conf)
         return conf.category.func(conf) or 0
     except exception.DatabaseUnavailable as exc:
         return _fail(connection_url.explain_unavailable(conf, exc), conf)

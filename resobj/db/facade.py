@@ -28,6 +28,7 @@ from oslo_db.sqlalchemy import enginefacade
 from resobj.db import backends
 from resobj.db import connection_url
 from resobj.db import intent
+from resobj.db import library_logs
 from resobj.db import translate
 from resobj import exception
 
@@ -62,6 +63,10 @@ _UNCONFIGURED = backends.EngineSettings(
     statement_timeout=0, stall_seconds=None,
     plan_cache_mode='force_generic_plan', prepare_threshold=1)
 
+# How long a request's waits on the server may last from its arrival
+# (outage.stall_seconds), set by configure(); None: no bound.
+_stall_seconds = None
+
 # Why this process may not use the database (see forbid()); empty while
 # it may.
 _forbidden = []
@@ -84,6 +89,33 @@ def _check_allowed():
         raise exception.DatabaseAccessForbidden(reason=_forbidden[-1])
 
 
+def _deadline(args):
+    """When the request whose context is ``args[0]`` must be answered.
+
+    An API request's context says when it arrived (``arrived``); its
+    waits on the server end the stall bound after that (``[database]
+    statement_timeout`` + ``connect_timeout``), however long it waited
+    for a thread before. None for other contexts, or without a bound.
+    """
+    arrived = getattr(args[0], 'arrived', None) if args else None
+    if arrived is None or _stall_seconds is None:
+        return None
+    return arrived + _stall_seconds
+
+
+def _check_deadline():
+    deadline = intent.deadline()
+    now = time.monotonic()
+    if deadline is not None and now >= deadline:
+        raise exception.DatabaseUnavailable(
+            reason='no answer from the database within the request\'s '
+                   'time limit',
+            cause='the request arrived %.1f s ago; %d s is the bound of '
+                  'its waits on the database ([database] '
+                  'statement_timeout + connect_timeout)'
+                  % (now - deadline + _stall_seconds, _stall_seconds))
+
+
 def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
@@ -93,7 +125,8 @@ def _translating(manager, writes=False):
         def wrapper(*args, **kwargs):
             _check_allowed()
             with intent.writing(writes), intent.decorated(writes), \
-                    translate_errors():
+                    intent.answer_by(_deadline(args)), translate_errors():
+                _check_deadline()
                 return transactional(*args, **kwargs)
         return wrapper
     return decorator
@@ -130,11 +163,37 @@ def transaction_failed(context):
 def _on_engine_create(engine):
     # The last line of defence of forbid(): whatever path led here.
     _check_allowed()
+    library_logs.watch(engine)
     name = engine.dialect.name
     if name in _engine_setups:
         _engine_setups[name](engine)
     else:
         backends.for_dialect(name).set_up_engine(engine, _UNCONFIGURED)
+
+
+class Prerequisite(Exception):
+    """Rows a writer's transaction needs committed before it runs.
+
+    Raised anywhere inside a writer's transaction (however deeply
+    nested the raise), it rolls that transaction back; the outermost
+    writer, which owns the transaction, then calls ``prepare()`` (a
+    writer of its own, committed at once) and runs its function again
+    in a fresh transaction. For rows that must outlive the transaction
+    whatever becomes of it, and that concurrent transactions would
+    otherwise each insert and hold: if the one that inserted such a row
+    rolls back, the others waiting on it fail with it (on MariaDB, as
+    deadlocks). A write that needs none pays nothing.
+    """
+
+    def __init__(self, prepare):
+        super().__init__()
+        self.prepare = prepare
+
+
+# How many Prerequisites one call of a retrying writer prepares before
+# it gives up: a prepared row is needed again only if a concurrent
+# transaction removed it meanwhile.
+PREREQUISITES_PER_CALL = 3
 
 
 def retrying_writer(*retry_on, connection=False):
@@ -149,6 +208,10 @@ def retrying_writer(*retry_on, connection=False):
     transaction it runs once: a retry there could not undo the outer
     transaction's failed statement, so the conflict goes up to whoever
     owns the transaction.
+
+    A Prerequisite raised in the transaction is prepared and the
+    function run again; that spends none of ``max_retries``
+    (PREREQUISITES_PER_CALL bounds it).
 
     ``connection=True`` runs the function on a Core connection
     (``context.connection``) rather than an ORM session: for hot write
@@ -165,15 +228,26 @@ def retrying_writer(*retry_on, connection=False):
         def wrapper(*args, max_retries=10, **kwargs):
             if intent.writes():
                 return transactional(*args, **kwargs)
-            for attempt in range(max_retries + 1):
+            attempt = prepared = 0
+            while True:
                 try:
                     return transactional(*args, **kwargs)
+                except Prerequisite as needed:
+                    # Not a conflict: it spends none of max_retries.
+                    if prepared == PREREQUISITES_PER_CALL:
+                        # Prepared each time, and gone again each time.
+                        raise exception.DatabaseDeadlock(
+                            reason='rows the write needs were removed by '
+                                   'concurrent transactions')
+                    prepared += 1
+                    needed.prepare()
                 except retryable:
                     if attempt == max_retries:
                         raise
+                    attempt += 1
                     # Jitter keeps the losers of one race from colliding
                     # again in lockstep.
-                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+                    time.sleep(random.uniform(0, 0.01 * attempt))
         return wrapper
     return decorator
 
@@ -244,6 +318,8 @@ def configure(conf):
         raise exception.ConfigurationError(
             reason='the database facade is already in use; configure() '
                    'must run before the first database call')
+    global _stall_seconds
+    _stall_seconds = engine_settings.stall_seconds
     _engine_setups.clear()
     _engine_setups.update(
         (name, functools.partial(chosen.set_up_engine,

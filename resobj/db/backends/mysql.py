@@ -3,6 +3,7 @@
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql as mysql_dialect
 
 from resobj.db import outage
 from resobj import exception
@@ -43,6 +44,23 @@ def url_query(conf, query):
     return settings
 
 
+def _connect_within(cparams, seconds):
+    """Connect arguments for an attempt that ends within ``seconds``.
+
+    PyMySQL's connect_timeout bounds the TCP connection only; the
+    handshake that follows waits as long as the read and write timeouts,
+    which the connection keeps for its whole life. Shortened, they make
+    a connection for this one request (True: replace it after).
+    """
+    shortened = dict(cparams)
+    for name in ('connect_timeout', 'read_timeout', 'write_timeout'):
+        if name in cparams:
+            shortened[name] = min(int(cparams[name]), seconds)
+    return shortened, any(shortened[name] != cparams[name]
+                          for name in ('read_timeout', 'write_timeout')
+                          if name in cparams)
+
+
 def database_file(url):
     """None: the database is on a server."""
     return None
@@ -54,7 +72,7 @@ def set_up_engine(engine, settings):
     # hooks existed; closing it lets the connect hook below apply to
     # every connection the pool holds.
     engine.dispose()
-    outage.Breaker().watch(engine)
+    outage.Breaker(_connect_within).watch(engine)
     if settings.statement_timeout:
         _limit_statements(engine, settings.statement_timeout)
 
@@ -126,6 +144,24 @@ def unlock_schema(connection):
 # (resobj.db.api.allocation runs its writes as statements of their own
 # here).
 WRITES_IN_WITH = False
+
+
+@functools.cache
+def insert_if_absent(table, key):
+    """An INSERT into ``table`` that skips a row whose ``key`` exists.
+
+    ``key`` names a unique column. A no-op ON DUPLICATE KEY UPDATE, not
+    INSERT IGNORE: IGNORE would also turn errors other than the
+    duplicate into warnings, and its shared lock on the duplicate is
+    what lets InnoDB deadlock the waiters of a row whose inserter rolled
+    back (each holds the shared lock the others' inserts need). This
+    statement waits for an exclusive one instead, so the waiters queue.
+    No savepoint is needed: MariaDB ends the whole transaction on a
+    deadlock, savepoints included, and rolling back to one then fails
+    in place of the deadlock.
+    """
+    return mysql_dialect.insert(table).on_duplicate_key_update(
+        {key: table.c[key]})
 
 
 # Statements ----------------------------------------------------------
