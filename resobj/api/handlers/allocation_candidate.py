@@ -146,7 +146,7 @@ def _same_subtree(values):
     """same_subtree=_A,_B (repeatable) -> [['_A', '_B'], ...].
 
     As placement reads them: each suffix without the white space around
-    it (``_A, _B`` names ``_B``; `` `` alone names the unsuffixed
+    it (``_A, _B`` names ``_B``; white space alone names the unsuffixed
     group).
     """
     subtrees = [[suffix.strip() for suffix in value.split(',')]
