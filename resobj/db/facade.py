@@ -28,6 +28,7 @@ from oslo_db.sqlalchemy import enginefacade
 from resobj.db import backends
 from resobj.db import connection_url
 from resobj.db import intent
+from resobj.db import precompile
 from resobj.db import translate
 from resobj import exception
 
@@ -162,6 +163,9 @@ def transaction_failed(context):
 def _on_engine_create(engine):
     # The last line of defence of forbid(): whatever path led here.
     _check_allowed()
+    # Before the backend's hooks: the first execute hook to take a
+    # statement over ends the chain.
+    precompile.skip_compile_only(engine)
     name = engine.dialect.name
     if name in _engine_setups:
         _engine_setups[name](engine)
