@@ -11,6 +11,8 @@ import copy
 from oslo_context import context
 from oslo_db.sqlalchemy import enginefacade
 
+from resobj import _oslo_context
+
 _READ_DELETED = ('no', 'yes', 'only')
 
 
@@ -76,13 +78,10 @@ def clear_current():
     for that thread (``update_store``, or a context created with
     ``overwrite=True``); a request served by a pooled thread clears it
     when it ends, so the thread's next lines never name that request.
-    oslo.context offers no public way to forget it: this is the one
-    place that reaches into its store (``resobj/tests/unit/
-    test_context.py`` fails if that stops working).
+    oslo.context offers no public way to forget it (see
+    :func:`resobj._oslo_context.forget_current`).
     """
-    store = context._request_store
-    if getattr(store, 'context', None) is not None:
-        del store.context
+    _oslo_context.forget_current()
 
 
 def get_admin_context(read_deleted='no'):

@@ -38,8 +38,9 @@ class TestRequestContext(base.TestCase):
                           getattr, ctx, 'session')
 
     def test_clear_current_forgets_the_stored_context(self):
-        # resobj.context.clear_current reaches into oslo.context's store;
-        # this fails if oslo.context keeps it elsewhere.
+        # Through resobj._oslo_context.forget_current, which reaches into
+        # oslo.context's store: this fails if oslo.context keeps it
+        # elsewhere.
         ctx = context.RequestContext(user_id='u', overwrite=True)
         self.assertIs(ctx, oslo_context.get_current())
         context.clear_current()
