@@ -14,6 +14,16 @@ from resobj.tests.functional import db_base
 _RP = rp_models.ResourceProvider.__table__
 
 
+def _two_providers(engine):
+    """Providers rp-1 and rp-2; their ids."""
+    with engine.begin() as conn:
+        conn.execute(sa.insert(_RP), [
+            {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
+        conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
+        return conn.execute(
+            sa.select(_RP.c.id).order_by(_RP.c.id)).scalars().all()
+
+
 def _statement():
     # A new construct each time, as the candidate search builds them:
     # only its cache key matches an earlier one. Marked as the search's
@@ -42,12 +52,7 @@ class TestCompileIntoCache(db_base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        with self.engine.begin() as conn:
-            conn.execute(sa.insert(_RP), [
-                {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
-            conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
-            self.ids = conn.execute(
-                sa.select(_RP.c.id).order_by(_RP.c.id)).scalars().all()
+        self.ids = _two_providers(self.engine)
 
     def test_the_next_run_finds_it_compiled(self):
         self.engine.clear_compiled_cache()
@@ -115,10 +120,7 @@ class TestNamedRows(db_base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        with self.engine.begin() as conn:
-            conn.execute(sa.insert(_RP), [
-                {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
-            conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
+        _two_providers(self.engine)
 
     def test_columns_in_the_fields_order(self):
         rows = _named(self.context, _Pair, _RP.c.name, _RP.c.id)
