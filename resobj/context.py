@@ -20,14 +20,21 @@ class RequestContext(context.RequestContext):
 
     ``read_deleted`` is ``'no'`` (hide soft-deleted rows), ``'yes'`` (show
     every row) or ``'only'`` (show only soft-deleted rows).
+
+    ``service_version`` is the service version of the code that sent this
+    context over RPC, as that code said (None: not said, or not received
+    over RPC). A node's calls to a conductor say it, so that the Service
+    record the conductor writes for it carries its own version.
     """
 
-    def __init__(self, *args, read_deleted='no', **kwargs):
+    def __init__(self, *args, read_deleted='no', service_version=None,
+                 **kwargs):
         # Objects and DB calls pass contexts around explicitly; do not
         # store each new one in oslo.context's thread-local by default.
         kwargs.setdefault('overwrite', False)
         super().__init__(*args, **kwargs)
         self.read_deleted = read_deleted
+        self.service_version = service_version
 
     @property
     def read_deleted(self):
@@ -55,11 +62,16 @@ class RequestContext(context.RequestContext):
     def to_dict(self):
         values = super().to_dict()
         values['read_deleted'] = self.read_deleted
+        if self.service_version is not None:
+            # A key older code's from_dict ignores, as it does every key
+            # it does not know.
+            values['service_version'] = self.service_version
         return values
 
     @classmethod
     def from_dict(cls, values, **kwargs):
         kwargs.setdefault('read_deleted', values.get('read_deleted', 'no'))
+        kwargs.setdefault('service_version', values.get('service_version'))
         return super().from_dict(values, **kwargs)
 
 

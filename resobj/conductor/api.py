@@ -6,10 +6,25 @@ every backport its serializer needs, runs in a resobj-conductor, and the
 database facade refuses to be used in this process.
 """
 
+import copy
+
 from resobj.conductor import rpcapi
 from resobj.db import facade
 from resobj.objects import base
+from resobj.objects import service as service_obj
 from resobj import rpc
+
+
+def _sent_by_this_code(context):
+    """``context`` saying this code's service version to the conductor.
+
+    The conductor records it for this node's Service (registration and
+    reports). A copy: the context may have come from another node, with
+    that node's version in it.
+    """
+    context = copy.copy(context)
+    context.service_version = service_obj.SERVICE_VERSION
+    return context
 
 
 class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
@@ -19,8 +34,8 @@ class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
         self.rpcapi = rpcapi.ConductorAPI(conf, transport)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        return self.rpcapi.object_action(context, objinst, objmethod, args,
-                                         kwargs)
+        return self.rpcapi.object_action(_sent_by_this_code(context),
+                                         objinst, objmethod, args, kwargs)
 
     def object_class_action(self, context, objname, objmethod, objver,
                             args, kwargs):
@@ -33,11 +48,12 @@ class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         return self.rpcapi.object_class_action_versions(
-            context, objname, objmethod, object_versions, args, kwargs)
+            _sent_by_this_code(context), objname, objmethod, object_versions,
+            args, kwargs)
 
     def object_backport_versions(self, context, objinst, object_versions):
-        return self.rpcapi.object_backport_versions(context, objinst,
-                                                    object_versions)
+        return self.rpcapi.object_backport_versions(
+            _sent_by_this_code(context), objinst, object_versions)
 
 
 def use_conductor(conf, transport=None):

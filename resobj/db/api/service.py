@@ -119,19 +119,20 @@ def _update_registered(context, host, binary, values):
 
 
 @facade.writer
-def heartbeat(context, service_id):
-    """Record that a live service reported now; return its row.
+def heartbeat(context, service_id, version):
+    """Record that a live service of ``version`` reported now; its row.
 
     ``last_seen_up`` is stamped with the clock of the process that has
     database access, which :func:`get_minimum_version` compares it with,
     not the clock of a node that reports through another service; so
     one node's skewed clock cannot make it look down. ``report_count``
     is incremented in the statement itself, so concurrent reports are
-    all counted.
+    all counted. ``version`` is written each time: a node rolled back
+    and reporting through a conductor shows its own version at once.
     """
     count = utils.update_live(
         context, _TABLE,
-        {'last_seen_up': models_base.utcnow(),
+        {'last_seen_up': models_base.utcnow(), 'version': version,
          'report_count': _TABLE.c.report_count + 1},
         _TABLE.c.id == service_id)
     if not count:
