@@ -148,10 +148,11 @@ def prepare(client, api, method, version, cap, **options):
     (``cap``) rules that version out: nothing is sent. ``options`` go to
     ``client.prepare`` (a ``server``, for instance).
     """
-    if not client.can_send_version(version):
+    cctxt = client.prepare(version=version, version_cap=cap, **options)
+    if not cctxt.can_send_version(version):
         raise exception.RPCVersionCapped(api=api, method=method,
                                          version=version, cap=cap)
-    return client.prepare(version=version, **options)
+    return cctxt
 
 
 def call(cctxt, context, method, **kwargs):
