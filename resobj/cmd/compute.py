@@ -24,6 +24,15 @@ def main(argv=None):
     conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv)
     if conf is None:
         return 1
+    if conf.conductor.use_local and not conf.database.connection:
+        # Otherwise it would create an embedded database of its own,
+        # without the cloud's services or nodes.
+        print('%s: error: no database access is configured: set '
+              '[conductor] use_local = false (with [DEFAULT] transport_url) '
+              'to reach the database through resobj-conductor, or '
+              '[database] connection to use one directly' % PROG,
+              file=sys.stderr)
+        return 1
     try:
         transport = rpc.get_transport(conf)
         if conf.conductor.use_local:

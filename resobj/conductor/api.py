@@ -8,11 +8,15 @@ database facade refuses to be used in this process.
 
 import copy
 
+from oslo_log import log as logging
+
 from resobj.conductor import rpcapi
 from resobj.db import facade
 from resobj.objects import base
 from resobj.objects import service as service_obj
 from resobj import rpc
+
+LOG = logging.getLogger(__name__)
 
 
 def _sent_by_this_code(context):
@@ -63,6 +67,7 @@ def use_conductor(conf, transport=None):
     refused for as long, so a code path that would still reach the
     database directly fails loudly instead of opening a connection.
     """
+    _warn_of_database_settings(conf)
     transport = transport or rpc.get_transport(conf)
     api = ConductorIndirectionAPI(conf, transport)
     previous = base.ResobjObject.indirection_api
@@ -75,3 +80,26 @@ def use_conductor(conf, transport=None):
         base.ResobjObject.indirection_api = previous
         allow()
     return undo
+
+
+def _warn_of_database_settings(conf):
+    """One warning if the user set [database] options this process ignores.
+
+    A host configured for both is most likely a mistake: it may mean to
+    use the database it names, and does not.
+    """
+    ignored = sorted(name for name in conf.database
+                     if _set_by_user(conf, name, 'database'))
+    if ignored:
+        LOG.warning('[database] %s set, but not used: with [conductor] '
+                    'use_local = false this process reaches the database '
+                    'only through resobj-conductor. Remove them, or set '
+                    'use_local = true to use that database directly.',
+                    ', '.join(ignored))
+
+
+def _set_by_user(conf, name, group):
+    # oslo.config gives no location for an option left at a default of
+    # None.
+    location = conf.get_location(name, group)
+    return location is not None and location.location.is_user_controlled
