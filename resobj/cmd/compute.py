@@ -18,10 +18,13 @@ from resobj import rpc
 from resobj import version
 
 PROG = 'resobj-compute'
+DESCRIPTION = ('Run the resource trackers of one compute host ([DEFAULT] '
+               'host) and serve the compute RPC API to its peers.')
 
 
 def main(argv=None):
-    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv)
+    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv,
+                           DESCRIPTION)
     if conf is None:
         return 1
     if conf.conductor.use_local and not conf.database.connection:
@@ -47,7 +50,7 @@ def main(argv=None):
         print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 1
     return serve.run(compute, '%s %s: serving topic %s as %s, nodes %s, %s'
-                     % (PROG, version.version_string(), conf.compute.topic,
+                     % (PROG, version.describe(), conf.compute.topic,
                         conf.host, ', '.join(n for _, n in compute.trackers),
                         where))
 

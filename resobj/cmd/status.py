@@ -30,9 +30,13 @@ from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import service as service_obj
 from resobj import upgrade_levels
+from resobj import version
 
 LOG = logging.getLogger(__name__)
 PROG = 'resobj-status'
+DESCRIPTION = ('Check whether the cloud is ready for the next upgrade step '
+               '("upgrade check"), and list its services with their '
+               'versions.')
 
 # What oslo.upgradecheck returns when a check raises, "so it's not
 # confused with the upgrade check exit codes".
@@ -309,8 +313,22 @@ def _fail(message, conf=None):
     return ERROR
 
 
+class _Options(cfg.ConfigOpts):
+    """The command's options, parsed with its name, description, version.
+
+    oslo.upgradecheck's main() parses the command line itself, naming
+    the project only.
+    """
+
+    def __call__(self, *args, **kwargs):
+        kwargs.setdefault('prog', PROG)
+        kwargs.setdefault('description', DESCRIPTION)
+        kwargs.setdefault('version', version.version_option())
+        return super().__call__(*args, **kwargs)
+
+
 def main(argv=None):
-    conf = cfg.ConfigOpts()
+    conf = _Options()
     options.register_all(conf)
     # alembic narrates reading the schema revision at INFO.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()

@@ -21,6 +21,7 @@ from resobj.tests import base
 from resobj.tests.upgrade import cloud
 from resobj.tests.upgrade import n_minus_1
 from resobj.tests.upgrade import services
+from resobj import version
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
@@ -77,8 +78,10 @@ class TestServiceVersions(base.TestCase):
     def test_old_computes_are_recorded_capped_for_and_let_go(self):
         self.assertLess(self.old_version, service_obj.SERVICE_VERSION)
         # cmp-a at N; cmp-b at N-1, started after the conductor is at N.
-        self.start('cmp-a', old=False)
+        new_a = self.start('cmp-a', old=False)
         self.assertEqual(service_obj.SERVICE_VERSION, self.recorded('cmp-a'))
+        self.assertIn('resobj-compute %s: serving topic' % version.describe(),
+                      new_a.log())
         old_b = self.start('cmp-b', old=True)
         self.assertEqual(self.old_version, self.recorded('cmp-b'))
         # cmp-a rolled back as the upgrade guide says (stopped, the N-1

@@ -37,6 +37,7 @@ from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests import service_process
+from resobj import version
 
 PCI = [{'address': '0000:81:00.%d' % i, 'vendor_id': '8086',
         'product_id': '1520'} for i in range(2)]
@@ -224,6 +225,10 @@ class TestNodeWithoutDatabase(ConductorTestCase):
         self.assertEqual(1, self.conductors.scalar(
             'SELECT count(*) FROM services WHERE "binary" = '
             "'resobj-conductor' AND last_seen_up IS NOT NULL"))
+        # Its start line says what it runs.
+        self.assertIn('resobj-conductor %s: serving topic'
+                      % version.describe(),
+                      self.conductors.processes[0].log())
 
     def test_a_node_is_recorded_at_the_version_it_runs(self):
         # The conductor runs today's code; this node says it runs the
