@@ -91,11 +91,11 @@ def _warn_of_database_settings(conf):
     ignored = sorted(name for name in conf.database
                      if _set_by_user(conf, name, 'database'))
     if ignored:
-        LOG.warning('[database] %s set, but not used: with [conductor] '
-                    'use_local = false this process reaches the database '
-                    'only through resobj-conductor. Remove them, or set '
-                    'use_local = true to use that database directly.',
-                    ', '.join(ignored))
+        LOG.warning('[database] options set but not used (%s): with '
+                    '[conductor] use_local = false this process reaches '
+                    'the database only through resobj-conductor. Remove '
+                    'them from its configuration, or set use_local = true '
+                    'to use that database directly.', ', '.join(ignored))
 
 
 def _set_by_user(conf, name, group):

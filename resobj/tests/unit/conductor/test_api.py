@@ -43,8 +43,8 @@ class TestUseConductor(base.TestCase):
                            'max_retries = 3\n')
         lines = self.logs.output.splitlines()
         self.assertEqual(1, len(lines), lines)
-        self.assertIn('[database] connection, max_retries set, but not '
-                      'used', lines[0])
+        self.assertIn('[database] options set but not used (connection, '
+                      'max_retries)', lines[0])
         self.assertIn('use_local = false', lines[0])
 
     def test_no_database_settings_no_warning(self):
