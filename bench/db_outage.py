@@ -10,6 +10,7 @@ the first 503 came, the longest ``GET /`` and how long after the
 database's return the first claim succeeded.
 
     python bench/db_outage.py --fault stall --seconds 45
+    python bench/db_outage.py --fault stall --seconds 40 --clients 8
     python bench/db_outage.py --fault cut --seconds 10 --backend mysql
 
 ``--code DIR`` runs the resobj of another checkout (for a before/after
@@ -223,6 +224,12 @@ def _run(args, base, rp, fault, restore):
              dict(collections.Counter(
                  s for start, _, s in roots
                  if fault_at <= start < back_at))))
+    refused = [end - start for start, end, s in claims if s == 503]
+    print('  longest wait for a 503: %s' % (
+        '%.2f s' % max(refused) if refused else 'none'))
+    slowest = max(claims, key=lambda claim: claim[1] - claim[0])
+    print('  longest claim: %.2f s (%s)' % (slowest[1] - slowest[0],
+                                            slowest[2]))
     hung = sum(1 for start, end, _ in claims
                if start < fault_at and end >= back_at)
     print('  claims begun before the fault that ended only after the '

@@ -5,16 +5,25 @@ SQLite database with the default settings (2 workers, 4 threads), then:
 
 * ``slow``: opens slow connections in steps of ``--step`` (a third each
   trickling headers, trickling a body announced by Content-Length, and
-  idle), and after each step sends ``--probes`` probes (``GET /`` and an
+  idle) from ``--sources`` addresses (as ``idle`` below), and after
+  each step sends ``--probes`` probes from 127.0.0.1 (``GET /`` and an
   authenticated ``GET /resource_providers``, 5 s timeout each). Prints
   the number of slow connections at which a probe first took more than
   2 s or failed, or that none did up to ``--max``.
+* ``idle``: opens ``--count`` connections that send nothing, from
+  ``--sources`` loopback addresses (127.0.0.2, or 127.0.1.1, 127.0.1.2
+  ...), as fast as it can, then sends ``--probes`` probe pairs (``GET
+  /`` and an authenticated ``GET /resource_providers``, 60 s timeout
+  each) from 127.0.0.1 while they are open, the first at once. Prints
+  how long the connections took to open and each probe's time.
 * ``speed``: 100 providers, then ``--clients`` threads for ``--seconds``
   each alternating an allocation candidate search and a claim (PUT
   /allocations); prints requests per second and latency percentiles.
 
-    python bench/slowclients.py slow
+    python bench/slowclients.py slow --sources 100
     python bench/slowclients.py slow --checkout /path/to/older/checkout
+    python bench/slowclients.py idle --count 3000 --sources 1
+    python bench/slowclients.py idle --count 3000 --sources 100
     python bench/slowclients.py speed --checkout /path/to/older/checkout
 
 The checkout's ``resobj`` is imported from the running interpreter's
@@ -68,8 +77,9 @@ def start(checkout, workdir, database_url=None):
     sys.exit('resobj-api did not start; see %s' % log.name)
 
 
-def slow_socket(port, kind):
-    sock = socket.create_connection(('127.0.0.1', port))
+def slow_socket(port, kind, source='127.0.0.2'):
+    sock = socket.create_connection(('127.0.0.1', port),
+                                    source_address=(source, 0))
     if kind == 'header':
         sock.sendall(b'GET /resource_providers HTTP/1.1\r\nHost: x\r\n')
     elif kind == 'body':
@@ -115,7 +125,8 @@ def run_slow(url, port, args):
         while len(sockets) < args.max:
             for _ in range(args.step):
                 kind = kinds[len(sockets) % 3]
-                sockets.append((slow_socket(port, kind), kind))
+                source = _source(len(sockets), args.sources)
+                sockets.append((slow_socket(port, kind, source), kind))
             time.sleep(0.5)
             slowest = probe(url, args.probes)
             print('%4d slow connections: slowest probe %s' % (
@@ -129,6 +140,60 @@ def run_slow(url, port, args):
         stop.set()
         thread.join()
         for sock, _ in sockets:
+            sock.close()
+
+
+def _source(n, sources):
+    """The loopback address the ``n``-th idle connection comes from."""
+    if sources == 1:
+        return '127.0.0.2'
+    index = n % sources
+    return '127.0.%d.%d' % (1 + index // 250, 1 + index % 250)
+
+
+def run_idle(url, port, args):
+    sockets = []
+    opened = threading.Event()
+
+    def open_all():
+        try:
+            for n in range(args.count):
+                sock = socket.socket()
+                sock.bind((_source(n, args.sources), 0))
+                sock.setblocking(False)
+                # Connected (or queued by the kernel) without waiting for
+                # the server to accept it: a flood does not wait either.
+                sock.connect_ex(('127.0.0.1', port))
+                sockets.append(sock)
+        finally:
+            opened.set()
+    begin = time.monotonic()
+    thread = threading.Thread(target=open_all, daemon=True)
+    thread.start()
+    try:
+        opened.wait()
+        print('%d idle connections from %d address(es) opened in %.2f s'
+              % (len(sockets), args.sources, time.monotonic() - begin),
+              flush=True)
+        times = []
+        for n in range(args.probes):
+            for path, headers in (('/', {}), ('/resource_providers', AUTH)):
+                start = time.monotonic()
+                try:
+                    status = requests.get(url + path, headers=headers,
+                                          timeout=60).status_code
+                except requests.RequestException as exc:
+                    status = type(exc).__name__
+                took = time.monotonic() - start
+                times.append(took)
+                print('  probe %d %-20s %s in %.3f s' % (
+                    n, path, status, took), flush=True)
+            time.sleep(0.5)
+        print('slowest probe %.3f s, median %.3f s' % (
+            max(times), statistics.median(times)))
+    finally:
+        thread.join()
+        for sock in sockets:
             sock.close()
 
 
@@ -184,11 +249,15 @@ def run_speed(url, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('mode', choices=('slow', 'speed'))
+    parser.add_argument('mode', choices=('slow', 'idle', 'speed'))
     parser.add_argument('--checkout', default=HERE)
     parser.add_argument('--step', type=int, default=3)
     parser.add_argument('--max', type=int, default=300)
     parser.add_argument('--probes', type=int, default=3)
+    parser.add_argument('--count', type=int, default=3000,
+                        help='idle: connections to open')
+    parser.add_argument('--sources', type=int, default=1,
+                        help='idle: loopback addresses they come from')
     parser.add_argument('--clients', type=int, default=4)
     parser.add_argument('--seconds', type=int, default=20)
     parser.add_argument('--database-url',
@@ -201,6 +270,8 @@ def main():
         try:
             if args.mode == 'slow':
                 run_slow(url, port, args)
+            elif args.mode == 'idle':
+                run_idle(url, port, args)
             else:
                 run_speed(url, args)
         finally:

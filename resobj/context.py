@@ -25,16 +25,22 @@ class RequestContext(context.RequestContext):
     context over RPC, as that code said (None: not said, or not received
     over RPC). A node's calls to a conductor say it, so that the Service
     record the conductor writes for it carries its own version.
+
+    ``arrived``: for the context of an API request, when the request
+    arrived whole at the server (a ``time.monotonic()`` value); the
+    database layer bounds its waits on the server from then. None
+    otherwise. It stays in this process: ``to_dict`` leaves it out.
     """
 
     def __init__(self, *args, read_deleted='no', service_version=None,
-                 **kwargs):
+                 arrived=None, **kwargs):
         # Objects and DB calls pass contexts around explicitly; do not
         # store each new one in oslo.context's thread-local by default.
         kwargs.setdefault('overwrite', False)
         super().__init__(*args, **kwargs)
         self.read_deleted = read_deleted
         self.service_version = service_version
+        self.arrived = arrived
 
     @property
     def read_deleted(self):

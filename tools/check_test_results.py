@@ -18,6 +18,11 @@ history beside today's) are required there too: every one must pass,
 none may skip for any reason (a checkout without the baseline commit
 included), and the mixed-version scenarios must have run on PostgreSQL.
 
+With ``--keystone`` the stream is the run of ``tox -e keystone``
+(resobj-api behind a real Keystone). It exits non-zero when any test
+failed or was skipped, for whatever reason, or when no test of
+``resobj.tests.keystone`` passed.
+
 With ``--fresh FULL`` the stream on stdin is a run on a machine whose
 servers are unusable (the README's "fresh machine"), and ``FULL`` is the
 saved stream of the full run. It exits non-zero unless that run is what a
@@ -42,6 +47,9 @@ BACKEND = re.compile(r'\((postgresql|mysql)(?:\+\w+)?\)$'
 SKIP_PREFIX = 'backend unavailable'
 
 STATUS_KEY = {'success': 'passed', 'skip': 'skipped', 'xfail': 'passed'}
+
+# The tests of resobj-api behind a real Keystone (tox -e keystone).
+KEYSTONE = 'resobj.tests.keystone.'
 
 # The upgrade tests; their scenarios that start services are named for
 # their backend, so the fresh-machine runs count them as backend tests.
@@ -142,15 +150,32 @@ def check_fresh(results, full):
     return problems
 
 
+def check_keystone(results):
+    """Every test of the Keystone run passed, and some ran."""
+    problems = ['Keystone test skipped: %s (%s)' % (test_id, reason)
+                for test_id, (status, reason) in sorted(results.items())
+                if status == 'skip']
+    passed = [test_id for test_id, (status, _) in results.items()
+              if test_id.startswith(KEYSTONE) and status == 'success']
+    print('Keystone tests passed: %d' % len(passed))
+    if not passed:
+        problems.append('no Keystone test passed')
+    return problems
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--fresh', metavar='FULL',
                         help="check a fresh machine's run against the "
                              "full run's saved subunit stream FULL")
+    parser.add_argument('--keystone', action='store_true',
+                        help='check the run of tox -e keystone')
     args = parser.parse_args(argv)
 
     results = read_stream(sys.stdin.buffer)
-    if args.fresh:
+    if args.keystone:
+        problems = check_keystone(results)
+    elif args.fresh:
         with open(args.fresh, 'rb') as f:
             full = read_stream(f)
         problems = check_fresh(results, full)

@@ -9,6 +9,8 @@ the handler. Every exception on the way out becomes an error body in the
 API's format, with the request id and version headers.
 """
 
+import time
+
 from oslo_log import log as logging
 from oslo_middleware import request_id as request_id_middleware
 import webob
@@ -17,6 +19,7 @@ import webob.request
 from resobj.api import auth
 from resobj.api import collector
 from resobj.api import errors
+from resobj.api import keystone
 from resobj.api import microversion
 from resobj.api import middleware
 from resobj.api import policy
@@ -37,7 +40,7 @@ class Application:
         self._max_body = conf.api.max_request_body_size
         self._policy = policy.Policy(conf)
         if conf.api.auth_strategy == 'keystone':
-            self._stack = auth.keystone(self._handle, conf)
+            self._stack = keystone.middleware(self._handle, conf)
         else:
             self._stack = auth.NoAuth(self._handle)
         # Outermost: a request's clean-up waits until its response is
@@ -49,6 +52,9 @@ class Application:
         return self._pipeline(environ, start_response)
 
     def _serve(self, environ, start_response):
+        # resobj-api's server says when the request arrived whole; under
+        # another server, the request's bounds count from now.
+        environ.setdefault(util.ARRIVED, time.monotonic())
         # Set by the request_id middleware, which also returns it.
         request_id = environ[request_id_middleware.ENV_REQUEST_ID]
         # Until the caller is known, the thread's log lines name the
@@ -103,7 +109,7 @@ class Application:
             # Stored for the thread's log lines, in place of the one
             # __call__ stored: they name the caller from here on.
             ctx = resobj_context.RequestContext.from_environ(
-                environ, overwrite=True)
+                environ, overwrite=True, arrived=environ[util.ARRIVED])
             if not auth.is_root(environ) and not ctx.user_id:
                 raise errors.HTTPError(401, 'The request has no user.')
             environ[util.CONTEXT] = ctx

@@ -5,8 +5,9 @@ gets the admin role unless ``X-Roles`` says otherwise), and, as
 placement's does, the headers ``X-Roles``, ``X-Project-Id`` and
 ``OpenStack-System-Scope`` as sent: any caller is whoever it claims to
 be, so it is for development and tests only. ``keystone``
-validates tokens with keystonemiddleware's ``auth_token``. Either way the
-root document ``/`` needs no token, so clients can discover versions.
+(``resobj.api.keystone``) validates tokens with keystonemiddleware's
+``auth_token``. Either way the root document ``/`` needs no token, so
+clients can discover versions.
 """
 
 from resobj.api import errors
@@ -40,31 +41,3 @@ class NoAuth:
                     else ''
             environ['HTTP_X_IDENTITY_STATUS'] = 'Confirmed'
         return self._app(environ, start_response)
-
-
-def keystone(app, conf):
-    """keystonemiddleware auth_token around ``app``, skipping ``/``."""
-    from keystonemiddleware import auth_token
-    import webob.exc
-
-    class _AuthToken(auth_token.AuthProtocol):
-        def __call__(self, environ, start_response):
-            if is_root(environ):
-                return self._app(environ, start_response)
-            return super().__call__(environ, start_response)
-
-        def process_request(self, request):
-            # auth_token answers 401 in its own body format; clients of
-            # this API parse one format only.
-            try:
-                return super().process_request(request)
-            except webob.exc.HTTPUnauthorized as exc:
-                headers = {}
-                if exc.headers.get('WWW-Authenticate'):
-                    headers['WWW-Authenticate'] = exc.headers[
-                        'WWW-Authenticate']
-                raise errors.HTTPError(
-                    401, 'The request you have made requires '
-                    'authentication.', headers=headers)
-
-    return _AuthToken(app, {'oslo_config_config': conf})

@@ -36,6 +36,12 @@ _in_flight = 0
 _was_enabled = False
 
 
+def in_flight():
+    """How many responses are open: sent to no server's ``close()`` yet."""
+    with _lock:
+        return _in_flight
+
+
 def keep_until_sent(environ, value):
     """Keep ``value`` alive until the response to ``environ`` is closed."""
     environ.setdefault(KEPT, []).append(value)

@@ -38,7 +38,10 @@ REQUEST_TOO_LARGE = 'resobj.request.too_large'
 REQUEST_HEADERS_TOO_LARGE = 'resobj.request.headers_too_large'
 REQUEST_UNSUPPORTED_ENCODING = 'resobj.request.unsupported_encoding'
 REQUEST_INCOMPLETE = 'resobj.request.incomplete'
+SERVER_BUSY = 'resobj.server.busy'
 DATABASE_UNAVAILABLE = 'resobj.database.unavailable'
+# Keystone could not be asked whether a token is valid.
+IDENTITY_UNAVAILABLE = 'resobj.identity.unavailable'
 
 # The sentence webob puts before the detail, which some clients (and the
 # reference's error bodies) carry; kept so a detail reads the same.

@@ -1,266 +1,421 @@
-"""The HTTP server of resobj-api's workers: waitress, with resobj's limits.
+"""The HTTP server of resobj-api's workers: asyncio, h11 and two pools.
 
-waitress reads every request, headers and body, in one event loop per
-worker, and hands it to a thread of its pool only once it has arrived
-whole: a slow client holds a connection (a file descriptor), never a
-thread that other clients wait for. What it adds to waitress:
+Each worker runs one asyncio event loop. It reads every request,
+headers and body, through h11 (:mod:`resobj.api.httpconnection`), and
+only once a request has arrived whole does it hand it to a thread of a
+pool that runs the application: a slow client holds a connection (a
+file descriptor and a buffer), never a thread that other clients wait
+for. Everything here uses the public APIs of asyncio, h11 and the
+standard library.
 
-* a bound on the time one request may take to arrive (``[api]
-  client_timeout``): waitress only drops connections that have sent
-  nothing for a while, which a client sending one byte a second never
-  is. A client still sending when the bound passes gets a 408; one that
-  has sent nothing is disconnected;
-* the errors waitress answers itself (400 on bad framing, 408, 413, 431,
-  501 on an unknown transfer coding) in the API's JSON error format, with
-  a stable code and a request id (:data:`_ERRORS`);
-* a client that disconnects halfway through a request: one info line,
-  not a traceback;
-* a lane of its own for ``GET /`` (the version document, which needs no
-  database): a load balancer's health check is answered while every
-  thread of the pool waits on a stalled database.
+What the server guarantees, each ``[api]`` option:
 
-waitress documents ``serve`` and ``create_server``, not the classes this
-module extends (its channel, error task and server, and the event loop
-it runs); they are used here and nowhere else, and
-``resobj/tests/unit/test_httpserver.py`` fails if they change.
+* a request arrives whole within ``client_timeout`` of its first byte
+  (of the connection's opening, for a first request), however steadily
+  it trickles: otherwise 408 and the connection is closed, or just
+  closed when nothing was sent;
+* an idle connection is kept ``keepalive`` seconds between requests;
+* a worker holds at most ``connection_limit`` connections, and at most
+  ``connection_limit_per_client`` from one source address. A new
+  connection beyond either limit closes the connection of that scope
+  that has been idle longest (nothing received of a next request, no
+  answer being served, for :data:`SETTLED` seconds at least), which a
+  client reopens when it needs it; when none is, the new connection
+  joins a small reserve
+  (:data:`RESERVE` connections) where only ``GET /`` and ``HEAD /``
+  are answered, within :data:`RESERVE_SECONDS`, and anything else gets
+  503 (``resobj.server.busy``). The reserve makes room for a newcomer by
+  closing a connection not being answered (the oldest settled one, or
+  else the oldest of the client holding most of the reserve), so a load
+  balancer's health check gets in while other clients flood it;
+* ``GET /`` and ``HEAD /`` (the version document, which reads no
+  database) have a thread of their own: answered while every thread
+  of the pool waits on a stalled database;
+* each request records when it arrived whole
+  (:data:`httpconnection.ARRIVED` in its environ): the application's
+  bound on a stalled database counts from then, the wait for a thread
+  included;
+* stopping closes the listening sockets, lets the requests being served
+  finish for at most the grace period, and drops the rest;
+* instead of a log line per queued request, one line a minute at most
+  (:data:`METRICS_INTERVAL`) says how long requests waited for a thread
+  and what the connection limits did, when either is worth saying.
 """
 
+import asyncio
+import collections
+import queue
 import socket
+import threading
 import time
-import uuid
+import typing
 
 from oslo_log import log as logging
-from waitress import adjustments
-from waitress import channel as waitress_channel
-from waitress import server as waitress_server
-from waitress import task as waitress_task
-from waitress import utilities
-from waitress import wasyncore
 
-from resobj.api import errors
+from resobj.api import httpconnection
+from resobj import context as resobj_context
 
 LOG = logging.getLogger(__name__)
 
-# How often the loop wakes with nothing to do, to check the client
-# timeouts, whether the worker must stop, and tell the master it lives.
+State = httpconnection.State
+
+# How often the loop checks the connections' clocks, whether the worker
+# must stop, and tells the master it lives, in seconds.
 TICK = 1.0
+# Connections taken in beyond the limits, for GET / and HEAD / only.
+RESERVE = 32
+# How long a connection in the reserve has to send its request.
+RESERVE_SECONDS = 5
+# At most one metrics line per this many seconds.
+METRICS_INTERVAL = 60
+# A request that waited this long for a thread is worth a metrics line.
+SLOW_QUEUE = 1.0
 
 
-class RequestTimeout(utilities.Error):
-    code = 408
-    reason = 'Request Timeout'
+# How long a connection must have been idle (or open, for one that has
+# sent nothing yet) before it is closed to make room: a client's request
+# may be on its way on a connection just opened or just answered.
+SETTLED = 1.0
 
 
-# status -> (code, detail). The detail names the option that sets a
-# limit, so an operator knows what to raise.
-_ERRORS = {
-    400: (errors.REQUEST_MALFORMED,
-          'The request is not well-formed HTTP/1.1: %(why)s.'),
-    408: (errors.REQUEST_TIMEOUT,
-          'The request did not arrive whole within %(client_timeout)d '
-          'seconds ([api] client_timeout).'),
-    413: (errors.REQUEST_TOO_LARGE,
-          'The request body is larger than %(max_request_body_size)d bytes '
-          '([api] max_request_body_size).'),
-    431: (errors.REQUEST_HEADERS_TOO_LARGE,
-          'The request line and headers are larger than '
-          '%(max_request_header_size)d bytes ([api] '
-          'max_request_header_size).'),
-    501: (errors.REQUEST_UNSUPPORTED_ENCODING,
-          'The request uses a transfer coding this server does not '
-          'implement: %(why)s.'),
-}
+def _settled(connections):
+    """The first of ``connections`` (oldest first) settled, or None."""
+    first = next(iter(connections), None)
+    if first is None or time.monotonic() - first.since < SETTLED:
+        return None
+    return first
 
 
-class _ErrorTask(waitress_task.ErrorTask):
-    """An error waitress answers itself, in the API's error format."""
+class Limits(typing.NamedTuple):
+    """The ``[api]`` options the server enforces (see resobj.conf.api)."""
 
-    def execute(self):
-        error = self.request.error
-        server = self.channel.server
-        code, detail = _ERRORS.get(
-            error.code, (errors.UNDEFINED, 'The server failed: %(why)s.'))
-        detail = detail % dict(server.limits, why=error.body)
-        request_id = 'req-%s' % uuid.uuid4()
-        body = errors.HTTPError(error.code, detail, code).body(request_id)
-        LOG.info('Answered %(status)d to %(client)s before any handler '
-                 'ran (%(request_id)s): %(detail)s',
-                 {'status': error.code, 'client': self.channel.addr[0],
-                  'request_id': request_id, 'detail': detail})
-        self.status = '%d %s' % (error.code, error.reason)
-        self.response_headers.extend([
-            ('Content-Type', 'application/json'),
-            ('x-openstack-request-id', request_id)])
-        self.set_close_on_finish()
-        self.content_length = len(body)
-        self.write(body)
+    threads: int
+    keepalive: int
+    client_timeout: int
+    connection_limit: int
+    connection_limit_per_client: int
+    max_request_body_size: int
+    max_request_header_size: int
 
 
-class _Channel(waitress_channel.HTTPChannel):
-    """One client connection, timing each request as it arrives."""
+class Stats:
+    """What happened since the last metrics line."""
 
-    error_task_class = _ErrorTask
+    def __init__(self):
+        # The pools' threads count the waits; the loop's thread the rest.
+        self.lock = threading.Lock()
+        self.reset()
 
-    def __init__(self, server, sock, addr, adj, map=None):
-        super().__init__(server, sock, addr, adj, map=map)
-        # The first request's clock starts when the connection opens: a
-        # client that connects and sends nothing is as slow as one that
-        # trickles.
-        self.receiving_since = time.time()
+    def reset(self):
+        self.slow_waits = 0
+        self.longest_wait = 0.0
+        self.most_waiting = 0
+        self.evicted = 0
+        self.reserved = 0
+        self.refused_busy = 0
+        self.dropped = 0
 
-    def received(self, data):
-        if self.request is None and self.receiving_since is None:
-            self.receiving_since = time.time()
-        result = super().received(data)
-        if self.request is None:
-            # Every request that arrived is whole: no clock runs until
-            # the next one's first byte (keepalive bounds the wait).
-            self.receiving_since = None
-        return result
+    def take_line(self, seconds):
+        """The metrics line (or None: nothing to say); starts afresh."""
+        with self.lock:
+            line = self._line(seconds)
+            self.reset()
+        return line
 
-    def time_out(self):
-        """End a request that did not arrive in time: 408, then close."""
-        with self.requests_lock:
-            partial = self.request
-            self.request = None
-            self.receiving_since = None
-            if partial is None:
-                # Nothing sent at all: nobody to answer.
-                self.will_close = True
+    def _line(self, seconds):
+        parts = []
+        if self.slow_waits:
+            parts.append(
+                '%d requests waited over %.0f s for a thread (longest '
+                '%.1f s, at most %d waiting at once)' % (
+                    self.slow_waits, SLOW_QUEUE, self.longest_wait,
+                    self.most_waiting))
+        if self.evicted:
+            parts.append('%d idle connections closed to make room for '
+                         'new ones' % self.evicted)
+        if self.reserved or self.dropped:
+            parts.append('%d connections over the connection limits '
+                         'taken in the reserve (%d answered 503), %d closed '
+                         'to make room there' % (
+                             self.reserved, self.refused_busy,
+                             self.dropped))
+        if not parts:
+            return None
+        return 'HTTP server, last %d s: %s.' % (seconds, '; '.join(parts))
+
+
+class _Pool:
+    """Threads running requests from one queue, first come first served."""
+
+    def __init__(self, name, threads, serve, stats):
+        self._queue = queue.SimpleQueue()
+        self._serve = serve
+        self._stats = stats
+        self._lock = stats.lock
+        self._waiting = 0
+        self._threads = [
+            threading.Thread(target=self._run, daemon=True,
+                             name='%s-%d' % (name, n))
+            for n in range(threads)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, job):
+        with self._lock:
+            self._waiting += 1
+            waiting = self._waiting
+        self._queue.put((time.monotonic(), job))
+        return waiting
+
+    def _run(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
                 return
-            partial.close()
-            LOG.info('Client %s did not send its request within %d s; '
-                     'disconnecting it.', self.addr[0],
-                     self.server.limits['client_timeout'])
-            # The shape waitress gives a request it refuses while parsing.
-            refused = self.parser_class(self.adj)
-            refused.error = RequestTimeout('timed out')
-            refused.completed = True
-            self.requests.append(refused)
-            if len(self.requests) == 1:
-                self.server.add_task(self)
+            queued_at, job = item
+            waited = time.monotonic() - queued_at
+            with self._lock:
+                self._waiting -= 1
+                if waited >= SLOW_QUEUE:
+                    self._stats.slow_waits += 1
+                    self._stats.longest_wait = max(
+                        self._stats.longest_wait, waited)
+            try:
+                self._serve(*job)
+            except Exception:  # noqa: B902
+                # serve() answers the application's errors itself; a
+                # failure here must not end the thread.
+                LOG.exception('The HTTP server failed to serve a request')
 
-    def handle_close(self):
-        if self.request is not None and not self.will_close:
-            request = self.request
-            LOG.info('Client %s disconnected before sending its whole '
-                     'request (%s of %s body bytes received).',
-                     self.addr[0], request.body_bytes_received,
-                     request.content_length if request.headers_finished
-                     else 'unknown')
-            self.request = None
-            request.close()
-        super().handle_close()
-
-
-def _root_only(channel):
-    """Whether every request ``channel`` has queued is GET or HEAD /."""
-    return bool(channel.requests) and all(
-        request.error is None and request.command in ('GET', 'HEAD')
-        and request.path == '/' for request in channel.requests)
-
-
-class _Listener(waitress_server.TcpWSGIServer):
-    """One listening socket; it also enforces the client timeout."""
-
-    channel_class = _Channel
-
-    def add_task(self, channel):
-        # The root lane's single thread serves only the version document,
-        # which reads nothing: it is never held by a stalled database.
-        if _root_only(channel):
-            self.root_dispatcher.add_task(channel)
-        else:
-            super().add_task(channel)
-
-    def maintenance(self, now):
-        super().maintenance(now)
-        cutoff = now - self.limits['client_timeout']
-        for channel in list(self.active_channels.values()):
-            since = channel.receiving_since
-            if (since is not None and since < cutoff
-                    and not channel.requests and not channel.will_close):
-                channel.time_out()
+    def stop(self, timeout):
+        for _ in self._threads:
+            self._queue.put(None)
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class Server:
-    """waitress serving ``app`` on already-listening ``sockets``.
+    """Serve ``app`` on already-listening ``sockets`` with ``limits``.
 
-    ``limits``: ``threads``, ``keepalive``, ``client_timeout``,
-    ``connection_limit``, ``max_request_body_size``,
-    ``max_request_header_size`` (the ``[api]`` options of those names).
+    ``limits``: a mapping with the :class:`Limits` names (the ``[api]``
+    options of those names). ``backlog``: the listening queue's length,
+    as the sockets were given it.
     """
 
-    def __init__(self, app, sockets, limits):
-        self.limits = dict(limits)
-        self._map = {}
-        self._adj = adjustments.Adjustments(
-            threads=limits['threads'],
-            connection_limit=limits['connection_limit'],
-            channel_timeout=limits['keepalive'],
-            # waitress refuses a size equal to its limit; resobj's
-            # options are the largest sizes accepted.
-            max_request_body_size=limits['max_request_body_size'] + 1,
-            max_request_header_size=limits['max_request_header_size'] + 1,
-            # Maintenance (keepalive and client timeouts) runs at most
-            # this often, in seconds.
-            cleanup_interval=1,
-            asyncore_loop_timeout=TICK,
-            # poll(): select() cannot watch descriptors above 1023.
-            asyncore_use_poll=True,
-            # A reset connection is the client's doing; handle_close
-            # logs it in one line.
-            log_socket_errors=False,
-            ident='resobj-api')
-        self._dispatcher = waitress_task.ThreadedTaskDispatcher()
-        self._dispatcher.set_thread_count(self._adj.threads)
-        self._root_dispatcher = waitress_task.ThreadedTaskDispatcher()
-        self._root_dispatcher.set_thread_count(1)
+    def __init__(self, app, sockets, limits, backlog=2048):
+        self.app = app
+        self.limits = Limits(**{name: limits[name]
+                                for name in Limits._fields})
+        self.stats = Stats()
+        self.stopping = False
+        self._sockets = sockets
+        self._backlog = backlog
+        self._loop = None
         self._listeners = []
-        for sock in sockets:
-            listener = _Listener(
-                app, self._map, _sock=sock, dispatcher=self._dispatcher,
-                adj=self._adj, bind_socket=False,
-                sockinfo=(sock.family, sock.type, sock.proto,
-                          sock.getsockname()))
-            listener.limits = self.limits
-            listener.root_dispatcher = self._root_dispatcher
-            self._listeners.append(listener)
+        # Every connection in the limits, and how many per address.
+        self._connections = set()
+        self._per_addr = collections.Counter()
+        # The idle connections in the limits, oldest first, all and per
+        # address (dicts keep insertion order).
+        self._idle = {}
+        self._idle_per_addr = collections.defaultdict(dict)
+        # The reserve's connections, oldest first, and how many per
+        # address.
+        self._reserve = {}
+        self._reserve_per_addr = collections.Counter()
+        self._pool = None
+        self._root_pool = None
 
-    def serve(self, running, tick):
-        """Serve while ``running()``; call ``tick()`` about every TICK s."""
-        last_tick = 0
-        while running():
-            wasyncore.loop(timeout=TICK, map=self._map, use_poll=True,
-                           count=1)
-            now = time.monotonic()
-            if now - last_tick >= TICK:
-                last_tick = now
-                tick()
+    # Admission: called by the connections, in the loop's thread ---------
 
-    def stop(self, grace):
-        """Stop listening, finish the requests in progress, close.
+    def admit(self, conn):
+        """Take in a new connection, making room if the limits are met."""
+        addr = conn.addr
+        if self._per_addr[addr] >= self.limits.connection_limit_per_client:
+            victim = _settled(self._idle_per_addr.get(addr, ()))
+        elif len(self._connections) >= self.limits.connection_limit:
+            victim = _settled(self._idle)
+        else:
+            victim = conn
+        if victim is None:
+            self._admit_reserved(conn)
+            return
+        if victim is not conn:
+            self.stats.evicted += 1
+            victim.close()
+        self._connections.add(conn)
+        self._per_addr[addr] += 1
+        self.became_idle(conn)
 
-        Waits at most ``grace`` seconds for requests being served and
-        their responses to go out; requests still arriving are dropped.
+    def _admit_reserved(self, conn):
+        if len(self._reserve) >= RESERVE:
+            victim = self._reserve_victim()
+            self.stats.dropped += 1
+            if victim is None:
+                # Every reserved connection is being answered.
+                conn.abort()
+                return
+            victim.close()
+        self.stats.reserved += 1
+        conn.reserved = True
+        self._reserve[conn] = None
+        self._reserve_per_addr[conn.addr] += 1
+
+    def _reserve_victim(self):
+        """The reserve's connection to close for a newcomer, or None.
+
+        The oldest that has settled, not being answered; if none has,
+        the oldest of the address holding the most of the reserve: a
+        client flooding the reserve displaces its own connections, not
+        another client's health check.
         """
-        for listener in self._listeners:
-            # Only the listening socket: the listener's trigger (which
-            # wakes the loop when a response is ready) keeps working.
-            wasyncore.dispatcher.close(listener)
-        deadline = time.monotonic() + grace
-        while self._busy() and time.monotonic() < deadline:
-            wasyncore.loop(timeout=0.1, map=self._map, use_poll=True,
-                           count=1)
-        wasyncore.close_all(self._map, ignore_all=True)
-        for dispatcher in (self._dispatcher, self._root_dispatcher):
-            dispatcher.shutdown(timeout=max(
-                0.0, deadline - time.monotonic()))
+        waiting = [c for c in self._reserve
+                   if c.state in (State.WAITING, State.RECEIVING)]
+        victim = _settled(waiting)
+        if victim is None and waiting:
+            heaviest = max({c.addr for c in waiting},
+                           key=self._reserve_per_addr.__getitem__)
+            victim = next(c for c in waiting if c.addr == heaviest)
+        return victim
 
-    def _busy(self):
-        return any(channel.requests or channel.total_outbufs_len
-                   for listener in self._listeners
-                   for channel in listener.active_channels.values())
+    def became_idle(self, conn):
+        if conn.reserved:
+            return
+        self._idle[conn] = None
+        self._idle_per_addr[conn.addr][conn] = None
+
+    def left_idle(self, conn):
+        if conn.reserved:
+            return
+        self._idle.pop(conn, None)
+        mine = self._idle_per_addr.get(conn.addr)
+        if mine is not None:
+            mine.pop(conn, None)
+            if not mine:
+                del self._idle_per_addr[conn.addr]
+
+    def forget(self, conn):
+        if conn.reserved:
+            if conn in self._reserve:
+                del self._reserve[conn]
+                self._reserve_per_addr[conn.addr] -= 1
+                if not self._reserve_per_addr[conn.addr]:
+                    del self._reserve_per_addr[conn.addr]
+            return
+        self.left_idle(conn)
+        if conn in self._connections:
+            self._connections.discard(conn)
+            self._per_addr[conn.addr] -= 1
+            if not self._per_addr[conn.addr]:
+                del self._per_addr[conn.addr]
+
+    # Requests -----------------------------------------------------------
+
+    def dispatch(self, conn, request, body, arrived):
+        """Queue a whole request for a thread (loop thread)."""
+        pool = (self._root_pool if httpconnection.is_root(request)
+                else self._pool)
+        waiting = pool.submit((conn, request, body, arrived))
+        self.stats.most_waiting = max(self.stats.most_waiting, waiting)
+
+    def _serve(self, conn, request, body, arrived):
+        httpconnection.serve(self.app, conn, request, body, arrived,
+                             self._server_name, self._server_port,
+                             self._loop)
+
+    # The loop -----------------------------------------------------------
+
+    def serve(self, running, tick, grace):
+        """Serve while ``running()``; call ``tick()`` about every TICK s.
+
+        Then stop: wait at most ``grace`` seconds for the requests being
+        served and their answers; requests still arriving are dropped.
+        """
+        self._pool = _Pool('resobj-api', self.limits.threads, self._serve,
+                           self.stats)
+        self._root_pool = _Pool('resobj-api-root', 1, self._serve,
+                                self.stats)
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._run(running, tick, grace))
+        finally:
+            for conn in list(self._connections) + list(self._reserve):
+                conn.abort()
+            loop.close()
+            self._pool.stop(0.5)
+            self._root_pool.stop(0.5)
+
+    async def _run(self, running, tick, grace):
+        # The loop's own log lines are about no request.
+        resobj_context.clear_current()
+        loop = asyncio.get_running_loop()
+        for sock in self._sockets:
+            self._listeners.append(await loop.create_server(
+                lambda: httpconnection.Connection(self), sock=sock,
+                backlog=self._backlog))
+        name = self._sockets[0].getsockname() if self._sockets else ('', 0)
+        self._server_name, self._server_port = str(name[0]), str(name[1])
+        last_metrics = time.monotonic()
+        while running():
+            await asyncio.sleep(TICK)
+            now = time.monotonic()
+            self._time_out(now)
+            if now - last_metrics >= METRICS_INTERVAL:
+                self._log_metrics(now - last_metrics)
+                last_metrics = now
+            tick()
+        await self._stop(grace)
+
+    def _time_out(self, now):
+        limits = self.limits
+        for conn in list(self._connections) + list(self._reserve):
+            state = conn.state
+            if conn.reserved and state in (State.WAITING, State.RECEIVING):
+                bound = min(RESERVE_SECONDS, limits.client_timeout)
+            elif state is State.WAITING:
+                bound = (limits.keepalive if conn.served
+                         else limits.client_timeout)
+            elif state in (State.RECEIVING, State.SENDING):
+                # An answer the client does not take in as long as it may
+                # take to send a request is dropped.
+                bound = limits.client_timeout
+            else:
+                # Being served: the application bounds its own waits.
+                continue
+            if now - conn.since > bound:
+                if state is State.SENDING:
+                    conn.abort()
+                else:
+                    conn.time_out()
+
+    def _log_metrics(self, seconds):
+        line = self.stats.take_line(seconds)
+        if line is not None:
+            resobj_context.clear_current()
+            LOG.warning(line)
+
+    async def _stop(self, grace):
+        self.stopping = True
+        for listener in self._listeners:
+            listener.close()
+        deadline = time.monotonic() + grace
+        while True:
+            busy = False
+            for conn in list(self._connections) + list(self._reserve):
+                if conn.state in (State.WAITING, State.RECEIVING):
+                    conn.close()
+                else:
+                    busy = True
+            if not busy or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.05)
+        for conn in list(self._connections) + list(self._reserve):
+            conn.abort()
+        # The transports close their sockets in callbacks of the loop.
+        for _ in range(3):
+            await asyncio.sleep(0)
 
 
 def listening_socket(sock):

@@ -7,6 +7,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from resobj.api import app
+from resobj.api import keystone
 from resobj.api import middleware
 from resobj import conf as resobj_conf
 from resobj.conf import validate
@@ -24,8 +25,11 @@ LOG = logging.getLogger(__name__)
 
 
 def register_all_opts(conf):
-    """resobj's options plus those of the libraries the API configures."""
-    from keystonemiddleware import auth_token
+    """resobj's options plus those of the libraries the API configures.
+
+    After parsing, :func:`check_conf` registers the rest (the options of
+    the configured keystoneauth plugin) and checks the files.
+    """
     from oslo_policy import opts as policy_opts
     resobj_conf.register_opts(conf)
     logging.register_options(conf)
@@ -34,8 +38,18 @@ def register_all_opts(conf):
     rpc.register_opts(conf)
     policy_opts.set_defaults(conf)
     middleware.register_opts(conf)
-    for group, opts in auth_token.list_opts():
-        conf.register_opts(opts, group=group)
+    keystone.register_opts(conf)
+
+
+def check_conf(conf):
+    """Refuse unknown options and bad values in a parsed ``conf``.
+
+    The keystoneauth plugin's options are registered first: which they
+    are depends on the parsed ``[keystone_authtoken] auth_type``.
+    """
+    keystone.register_plugin_opts(conf)
+    validate.check_unknown_options(conf)
+    validate.check_values(conf)
 
 
 def load_conf(config_files, args=(), version=None):
@@ -51,8 +65,11 @@ def load_conf(config_files, args=(), version=None):
     register_all_opts(conf)
     conf(list(args), project='resobj', prog='resobj-api',
          default_config_files=config_files or None, version=version)
-    validate.check_unknown_options(conf)
-    validate.check_values(conf)
+    check_conf(conf)
+    if conf.api.auth_strategy == 'keystone':
+        # Before the database is touched: with this configuration no
+        # request could be served.
+        keystone.check(conf)
     return conf
 
 

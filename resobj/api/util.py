@@ -24,6 +24,10 @@ from resobj.api import wellformed
 CONTEXT = 'resobj.context'
 MICROVERSION = 'resobj.microversion'
 POLICY = 'resobj.policy'
+# When the request arrived whole (a time.monotonic() value): set by
+# resobj-api's server (resobj.api.httpconnection), or by the application
+# when it starts on a request another server hands it.
+ARRIVED = 'resobj.arrived'
 
 
 def context(req):

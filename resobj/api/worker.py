@@ -1,12 +1,14 @@
-"""The gunicorn worker class of resobj-api: waitress inside gunicorn.
+"""The gunicorn worker class of resobj-api: gunicorn's process, our server.
 
 gunicorn stays the process manager (the master forks the workers,
 respawns one that dies, stops them gracefully on SIGTERM, detaches with
-``--daemon`` and writes the pid file). Each worker serves the listening
-sockets it inherited with waitress (``resobj.api.httpserver``), which
-reads whole requests in an event loop before a thread runs the
-application; gunicorn's own threaded worker gives each connection a
-thread while its request arrives, so a few slow clients took them all.
+``--daemon`` and writes the pid file); a custom worker class is
+gunicorn's documented way to serve the sockets differently. Each worker
+serves the listening sockets it inherited with
+:class:`resobj.api.httpserver.Server`, which reads whole requests in an
+event loop before a thread runs the application; gunicorn's own
+threaded worker gives each connection a thread while its request
+arrives, so a few slow clients took them all.
 
 The worker runs the event loop in its main thread and tells the master
 it is alive from that loop: a loop that stopped turning gets the worker
@@ -15,41 +17,28 @@ killed and replaced, as a stuck gunicorn worker would.
 
 import datetime
 import os
-import sys
 
 from gunicorn.workers import base
 
 from resobj.api import httpserver
 
 
-# How long a thread may hold the GIL while another waits for it (shorter
-# than Python's default). Each request passes from the event loop's thread,
-# which reads it, to an application thread: while the application's
-# threads compute, the loop waits that long for the GIL before it can
-# read the next request, and requests queue behind it. A shorter
-# interval lets the loop in sooner; bench/README.md has the figures.
-SWITCH_INTERVAL = 0.001
-
-
-class WaitressWorker(base.Worker):
-    """Serves ``self.wsgi`` with waitress; the limits come from the app.
+class ServerWorker(base.Worker):
+    """Serves ``self.wsgi``; the limits come from the gunicorn app.
 
     The gunicorn application (``resobj.cmd.api``) carries the ``[api]``
-    limits as ``server_limits`` (see :class:`httpserver.Server`).
+    limits as ``server_limits`` (see :class:`httpserver.Limits`).
     """
 
     def run(self):
-        sys.setswitchinterval(SWITCH_INTERVAL)
         sockets = [httpserver.listening_socket(sock)
                    for sock in self.sockets]
         app = self.wsgi
         if self.cfg.accesslog:
             app = _AccessLog(app, self.log)
-        server = httpserver.Server(app, sockets, self.app.server_limits)
-        try:
-            server.serve(self._running, self.notify)
-        finally:
-            server.stop(self.cfg.graceful_timeout)
+        server = httpserver.Server(app, sockets, self.app.server_limits,
+                                   backlog=self.cfg.backlog)
+        server.serve(self._running, self.notify, self.cfg.graceful_timeout)
 
     def _running(self):
         if self.ppid != os.getppid():

@@ -2,11 +2,11 @@
 
 The master process reads the configuration, creates or upgrades the
 schema (first start on a fresh machine included), then forks
-``[api] workers`` workers. Each serves with waitress
-(``resobj.api.worker``): an event loop receives whole requests, then
-one of ``[api] threads`` threads runs the application, so slow clients
-hold no thread. SIGTERM stops it gracefully: requests in flight finish,
-then the workers exit.
+``[api] workers`` workers. Each serves with resobj's HTTP server
+(``resobj.api.worker``, ``resobj.api.httpserver``): an event loop
+receives whole requests, then one of ``[api] threads`` threads runs the
+application, so slow clients hold no thread. SIGTERM stops it
+gracefully: requests in flight finish, then the workers exit.
 """
 
 import argparse
@@ -19,6 +19,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from resobj.api import app as api_app
+from resobj.api import httpserver
 from resobj.api import service
 from resobj.conf import paths
 from resobj.db import connection_url
@@ -68,12 +69,10 @@ class _Server(gunicorn_base.BaseApplication):
         self._application = application
         self._daemon = daemon
         api = conf.api
-        # Read by resobj.api.worker.WaitressWorker in each worker.
+        # Read by resobj.api.worker.ServerWorker in each worker.
         self.server_limits = {
-            name: getattr(api, name) for name in (
-                'threads', 'keepalive', 'client_timeout',
-                'connection_limit', 'max_request_body_size',
-                'max_request_header_size')}
+            name: getattr(api, name)
+            for name in httpserver.Limits._fields}
         super().__init__()
 
     def load_config(self):
@@ -84,7 +83,7 @@ class _Server(gunicorn_base.BaseApplication):
         settings = {
             'bind': '%s:%d' % (host, api.port),
             'workers': api.workers,
-            'worker_class': 'resobj.api.worker.WaitressWorker',
+            'worker_class': 'resobj.api.worker.ServerWorker',
             'accesslog': api.access_log or None,
             'proc_name': PROG,
             'graceful_timeout': 30,

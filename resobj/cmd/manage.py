@@ -17,7 +17,6 @@ from resobj.api import errors as api_errors
 from resobj.api.handlers import allocation_candidate as ac_handler
 from resobj.api import microversion
 from resobj.cmd import options
-from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
@@ -199,10 +198,59 @@ def objects_list(conf):
 
 def objects_fingerprints(conf):
     prints = fingerprint.fingerprints()
+    if conf.category.check:
+        return _check_fingerprints(conf.category.check, prints)
     if conf.category.format == 'table':
         print(_format_table(prints))
     else:
         print(json.dumps(prints, indent=4, sort_keys=True))
+
+
+# What a project that pinned the fingerprints does about each change.
+_PIN_ADVICE = {
+    fingerprint.UNVERSIONED:
+        'changed without a version bump: a resobj bug; report it, do not '
+        're-pin',
+    fingerprint.NEWER:
+        'new version: read its version history, adapt, then re-pin',
+    fingerprint.OLDER:
+        'older than pinned: install the pinned resobj, or re-pin on purpose',
+    fingerprint.REMOVED:
+        'gone from resobj: stop using it, then re-pin',
+}
+
+
+def _check_fingerprints(path, prints):
+    """Exit 0 if the pins in ``path`` hold, 1 if not, 2 if unreadable."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            pinned = json.load(f)
+        if not isinstance(pinned, dict):
+            raise ValueError('not a JSON object of {object: fingerprint}')
+        for name, value in pinned.items():
+            try:
+                fingerprint.split(value)
+            except ValueError as exc:
+                raise ValueError('%s: %s' % (name, exc))
+    except (OSError, ValueError) as exc:
+        print('%s: error: cannot check %s: %s' % (PROG, path, exc),
+              file=sys.stderr)
+        return 2
+    changes = fingerprint.compare(pinned, prints)
+    failing = [c for c in changes if c.kind != fingerprint.UNPINNED]
+    new = [c.objname for c in changes if c.kind == fingerprint.UNPINNED]
+    if failing:
+        rows = [('Object', 'Pinned', 'Current', 'What to do')]
+        rows += [(c.objname, c.pinned, c.current or '-',
+                  _PIN_ADVICE[c.kind]) for c in failing]
+        print(_format_rows(rows))
+        print('\n%d of %d pinned objects changed. To re-pin: %s objects '
+              'fingerprints > %s' % (len(failing), len(pinned), PROG, path))
+    else:
+        print('%d pinned objects unchanged.' % len(pinned))
+    if new:
+        print('Not pinned (pin them if you use them): %s' % ', '.join(new))
+    return 1 if failing else 0
 
 
 def _format_table(prints):
@@ -288,11 +336,18 @@ def _add_parsers(subparsers):
     parser.set_defaults(func=objects_list)
     parser = obj_actions.add_parser(
         'fingerprints',
-        help='the fingerprints to pin downstream, as JSON by default')
+        help='the fingerprints to pin downstream, as JSON by default; '
+             'with --check, compare them with pinned ones')
     parser.add_argument('--format', choices=('json', 'table'),
                         default='json',
                         help='JSON to pin, or a table to read (default: '
                              'json)')
+    parser.add_argument(
+        '--check', metavar='FILE',
+        help='compare with the fingerprints pinned in FILE (this command\'s '
+             'JSON): exit 0 when none changed, 1 with a table of the '
+             'changes and what to do, 2 when FILE cannot be read (default: '
+             'print them)')
     parser.set_defaults(func=objects_fingerprints)
 
 
@@ -329,8 +384,7 @@ def main(argv=None):
         return _fail(str(exc).splitlines()[0])
     logging.setup(conf, 'resobj')
     try:
-        validate.check_unknown_options(conf)
-        validate.check_values(conf)
+        options.check(conf)
         return conf.category.func(conf) or 0
     except exception.DatabaseUnavailable as exc:
         return _fail(connection_url.explain_unavailable(conf, exc), conf)

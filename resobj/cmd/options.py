@@ -1,17 +1,19 @@
-"""The options every resobj command registers."""
+"""The options every resobj command registers, and their check."""
 
-from oslo_log import log as logging
-
-from resobj import conf as resobj_conf
-from resobj import rpc
+from resobj.api import service
 
 
 def register_all(conf):
-    """resobj's options, oslo.log's and oslo.messaging's, on ``conf``.
+    """Every option of resobj and of the libraries it configures.
 
     One configuration file serves every service of a host: each command
-    knows the messaging options in it, even one that sends no message.
+    knows the messaging options in it, even one that sends no message,
+    and the API's (policy, middleware, ``[keystone_authtoken]``) even one
+    that serves no request.
     """
-    resobj_conf.register_opts(conf)
-    logging.register_options(conf)
-    rpc.register_opts(conf)
+    service.register_all_opts(conf)
+
+
+def check(conf):
+    """Refuse unknown options and bad values in the parsed ``conf``."""
+    service.check_conf(conf)

@@ -13,7 +13,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from resobj.cmd import options
-from resobj.conf import validate
 from resobj import exception
 from resobj import version
 
@@ -28,8 +27,7 @@ def load_conf(prog, argv, description):
     try:
         conf(list(argv), project='resobj', prog=prog,
              version=version.version_option(), description=description)
-        validate.check_unknown_options(conf)
-        validate.check_values(conf)
+        options.check(conf)
     except cfg.Error as exc:
         print('%s: error: %s' % (prog, str(exc).splitlines()[0]),
               file=sys.stderr)

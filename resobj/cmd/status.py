@@ -20,7 +20,6 @@ from oslo_utils import versionutils
 from resobj.cmd import options
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj.conductor import rpcapi as conductor_rpcapi
-from resobj.conf import validate
 from resobj import context as resobj_context
 from resobj.db.api import service as service_db
 from resobj.db import connection_url
@@ -285,8 +284,7 @@ class _Command(Checks):
     def check(self):
         logging.setup(self.conf, 'resobj')
         try:
-            validate.check_unknown_options(self.conf)
-            validate.check_values(self.conf)
+            options.check(self.conf)
             if connection_url.database_missing(self.conf):
                 # Checking must not create the database.
                 path = connection_url.database_url(self.conf).database

@@ -26,11 +26,22 @@ opts = [
                     'client still sending then gets a 408 and is '
                     'disconnected, however steadily it trickles.'),
     cfg.IntOpt('connection_limit', default=1000, min=1,
-               help='Open client connections each worker keeps at most; '
-                    'beyond it, new connections wait in the listening '
-                    'socket\'s queue until one closes. Each connection '
-                    'takes a file descriptor: keep it under the '
-                    'process\'s limit (ulimit -n).'),
+               help='Open client connections each worker keeps at most. '
+                    'A new connection beyond it closes the connection '
+                    'that has been idle longest; when none is idle, it '
+                    'joins a small reserve where only GET / and HEAD / '
+                    'are answered (anything else gets 503). Each '
+                    'connection takes a file descriptor: keep it, plus '
+                    'the reserve, under the process\'s limit '
+                    '(ulimit -n).'),
+    cfg.IntOpt('connection_limit_per_client', default=100, min=1,
+               help='Open connections each worker keeps at most from one '
+                    'source address, within connection_limit. A new '
+                    'connection beyond it closes that address\'s '
+                    'connection that has been idle longest, or joins the '
+                    'reserve (see connection_limit). Behind a proxy or '
+                    'load balancer every client has its address: raise '
+                    'it to connection_limit there.'),
     cfg.IntOpt('max_request_body_size', default=1024 * 1024, min=1024,
                help='Largest request body accepted, in bytes; a larger '
                     'one answers 413 without being read (announced by '

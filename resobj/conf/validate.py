@@ -6,7 +6,6 @@ database without a word. Management commands call
 :func:`check_unknown_options` after parsing to turn that into an error.
 """
 
-import configparser
 import glob
 import os
 
@@ -18,9 +17,12 @@ from resobj import exception
 def _registered_opts(conf):
     """Yield (group name, Opt) for every option registered on ``conf``.
 
-    oslo.config has no public listing of registered Opt objects, so this
-    reads ConfigOpts' registry (``_opts`` and ``_groups``), which has kept
-    its shape since oslo.config 1.x.
+    oslo.config offers no public listing of registered Opt objects:
+    ``ConfigOpts`` and its groups are Mappings of option names to values,
+    but the deprecated names an option is also read under live only on
+    its Opt. This reads ConfigOpts' registry (``_opts`` and ``_groups``);
+    ``test_registered_opts_are_the_public_names`` fails if it stops
+    matching the public Mappings.
     """
     for info in conf._opts.values():
         yield 'DEFAULT', info['opt']
@@ -29,15 +31,28 @@ def _registered_opts(conf):
             yield group_name, info['opt']
 
 
+def _section_key(name):
+    """The name under which oslo.config matches a file's section.
+
+    As oslo.config does: ``DEFAULT`` exactly, any other section in any
+    case (``[default]`` is not ``[DEFAULT]``: oslo.config ignores it).
+    """
+    return name if name == 'DEFAULT' else name.lower()
+
+
 def _known_names(conf):
-    """{lower-case group: {option names, deprecated aliases included}}."""
+    """{section key: {names oslo.config reads an option under}}.
+
+    An option is read under its ``dest`` and each deprecated name, in its
+    own group or the deprecated one; file keys are matched exactly
+    (``max-pool-size`` is not ``max_pool_size``).
+    """
     known = {}
     for group, opt in _registered_opts(conf):
-        known.setdefault(group.lower(), set()).add(opt.dest)
+        known.setdefault(_section_key(group), set()).add(opt.dest)
         for alias in opt.deprecated_opts:
-            alias_group = (alias.group or group).lower()
-            known.setdefault(alias_group, set()).add(
-                (alias.name or opt.dest).replace('-', '_'))
+            alias_group = _section_key(alias.group or group)
+            known.setdefault(alias_group, set()).add(alias.name or opt.dest)
     return known
 
 
@@ -79,23 +94,25 @@ def _parsed_files(conf):
     return files
 
 
+def _file_sections(path):
+    """{section: {key: [values]}} of one file, parsed as oslo.config does."""
+    sections = {}
+    try:
+        cfg.ConfigParser(path, sections).parse()
+    except (OSError, UnicodeDecodeError, cfg.ParseError) as exc:
+        raise exception.ConfigurationError(
+            reason='cannot read %s: %s' % (path, exc))
+    return sections
+
+
 def check_unknown_options(conf):
     """Raise UnknownConfigOption for the first unregistered option found."""
     known = _known_names(conf)
     for path in _parsed_files(conf):
         # No DEFAULT inheritance: every section is checked on its own.
-        parser = configparser.RawConfigParser(
-            strict=False, default_section='\0none')
-        parser.optionxform = str
-        try:
-            with open(path, encoding='utf-8') as f:
-                parser.read_file(f, source=path)
-        except (OSError, configparser.Error) as exc:
-            raise exception.ConfigurationError(
-                reason='cannot read %s: %s' % (path, exc))
-        for section in parser.sections():
-            names = known.get(section.lower(), ())
-            for key in parser[section]:
-                if key.replace('-', '_') not in names:
+        for section, keys in _file_sections(path).items():
+            names = known.get(_section_key(section), ())
+            for key in keys:
+                if key not in names:
                     raise exception.UnknownConfigOption(
                         option='[%s] %s' % (section, key), path=path)

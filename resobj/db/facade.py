@@ -62,6 +62,10 @@ _UNCONFIGURED = backends.EngineSettings(
     statement_timeout=0, stall_seconds=None,
     plan_cache_mode='force_generic_plan', prepare_threshold=1)
 
+# How long a request's waits on the server may last from its arrival
+# (outage.stall_seconds), set by configure(); None: no bound.
+_stall_seconds = None
+
 # Why this process may not use the database (see forbid()); empty while
 # it may.
 _forbidden = []
@@ -84,6 +88,33 @@ def _check_allowed():
         raise exception.DatabaseAccessForbidden(reason=_forbidden[-1])
 
 
+def _deadline(args):
+    """When the request whose context is ``args[0]`` must be answered.
+
+    An API request's context says when it arrived (``arrived``); its
+    waits on the server end the stall bound after that (``[database]
+    statement_timeout`` + ``connect_timeout``), however long it waited
+    for a thread before. None for other contexts, or without a bound.
+    """
+    arrived = getattr(args[0], 'arrived', None) if args else None
+    if arrived is None or _stall_seconds is None:
+        return None
+    return arrived + _stall_seconds
+
+
+def _check_deadline():
+    deadline = intent.deadline()
+    now = time.monotonic()
+    if deadline is not None and now >= deadline:
+        raise exception.DatabaseUnavailable(
+            reason='no answer from the database within the request\'s '
+                   'time limit',
+            cause='the request arrived %.1f s ago; %d s is the bound of '
+                  'its waits on the database ([database] '
+                  'statement_timeout + connect_timeout)'
+                  % (now - deadline + _stall_seconds, _stall_seconds))
+
+
 def _translating(manager, writes=False):
     """``manager`` (reader, writer, ...) as a translating decorator."""
     def decorator(fn):
@@ -93,7 +124,8 @@ def _translating(manager, writes=False):
         def wrapper(*args, **kwargs):
             _check_allowed()
             with intent.writing(writes), intent.decorated(writes), \
-                    translate_errors():
+                    intent.answer_by(_deadline(args)), translate_errors():
+                _check_deadline()
                 return transactional(*args, **kwargs)
         return wrapper
     return decorator
@@ -244,6 +276,8 @@ def configure(conf):
         raise exception.ConfigurationError(
             reason='the database facade is already in use; configure() '
                    'must run before the first database call')
+    global _stall_seconds
+    _stall_seconds = engine_settings.stall_seconds
     _engine_setups.clear()
     _engine_setups.update(
         (name, functools.partial(chosen.set_up_engine,

@@ -2,7 +2,9 @@
 
 The facade records it around every decorated DB API call; the backends
 read it when a transaction begins (SQLite takes the write lock at BEGIN
-for writers, PostgreSQL runs pure reads without a transaction block).
+for writers, PostgreSQL runs pure reads without a transaction block),
+and the outage guards (:mod:`resobj.db.outage`) read by when the
+request being served must have its answer.
 """
 
 import contextlib
@@ -53,3 +55,25 @@ def decorated(writes):
 def pure_read():
     """Whether this thread is inside a reader with no writer around it."""
     return getattr(_local, 'scope', None) == 'read'
+
+
+@contextlib.contextmanager
+def answer_by(deadline):
+    """Waits on the server in the block end by ``deadline`` at the latest.
+
+    ``deadline`` is a ``time.monotonic()`` value, or None for no bound
+    beyond each wait's own. An enclosing block's deadline is kept: it is
+    the request's.
+    """
+    outer = getattr(_local, 'deadline', None)
+    if outer is None:
+        _local.deadline = deadline
+    try:
+        yield
+    finally:
+        _local.deadline = outer
+
+
+def deadline():
+    """The deadline of the request this thread serves, or None."""
+    return getattr(_local, 'deadline', None)

@@ -11,8 +11,16 @@ The backends (:mod:`resobj.db.backends`) set these up per engine:
   cancelled by the server itself.
 * **A stall watchdog** (:class:`Watchdog`) for the PostgreSQL drivers,
   which have no read timeout: a connection that waits on the server
-  longer than ``stall_seconds`` has its socket shut down, the driver
-  sees a lost connection and SQLAlchemy discards the pool.
+  longer than ``stall_seconds``, or past the deadline of the request it
+  serves, has its socket shut down, the driver sees a lost connection
+  and SQLAlchemy discards the pool.
+* **A request's deadline**: an API request must have its answer
+  ``stall_seconds`` after it arrived at the server
+  (:func:`resobj.db.intent.deadline`), the wait for a thread included.
+  Besides the watchdog, a new connection's connect timeouts are cut to
+  what is left of it (:class:`Breaker`, with the backend's
+  ``connect_within``), and a request past it gets DatabaseUnavailable
+  before it waits on the server at all (``resobj.db.facade``).
 * **A pooled connection is tested only when it looks dead**
   (:func:`ping_when_suspect`, PostgreSQL drivers): instead of a round
   trip before every transaction, a look at its socket.
@@ -27,6 +35,7 @@ the read timeouts and the watchdog (``resobj-manage`` does, for long
 migrations).
 """
 
+import math
 import os
 import select
 import socket
@@ -35,6 +44,8 @@ import time
 import weakref
 
 import sqlalchemy as sa
+
+from resobj.db import intent
 
 
 def stall_seconds(conf):
@@ -126,8 +137,10 @@ class Watchdog:
     """Shut down connections that wait on the server too long.
 
     Armed when a connection is made or checked out and before each
-    statement, commit or rollback; disarmed when it is returned to the
-    pool. One daemon thread per engine checks the deadlines.
+    statement, commit or rollback, for ``seconds`` or until the deadline
+    of the request the thread serves, whichever comes first; disarmed
+    when it is returned to the pool. One daemon thread per engine checks
+    the deadlines.
     """
 
     def __init__(self, seconds):
@@ -143,16 +156,25 @@ class Watchdog:
         self._deadlines = {}
         self._lock = threading.Condition()
         self._thread = None
+        # When the thread wakes next (monotonic), or None: not waiting.
+        self._wakes_at = None
 
     def arm(self, dbapi_connection):
+        deadline = time.monotonic() + self.seconds
+        request_deadline = intent.deadline()
+        if request_deadline is not None and request_deadline < deadline:
+            deadline = request_deadline
         with self._lock:
             self._deadlines[id(dbapi_connection)] = (
-                time.monotonic() + self.seconds, dbapi_connection)
+                deadline, dbapi_connection)
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name='resobj-db-watchdog',
                     daemon=True)
                 self._thread.start()
+            elif self._wakes_at is not None and deadline < self._wakes_at:
+                # Sooner than the thread would look: a request's deadline.
+                self._lock.notify()
 
     def disarm(self, dbapi_connection):
         with self._lock:
@@ -169,7 +191,9 @@ class Watchdog:
                 if not late:
                     soonest = min((d for d, _ in self._deadlines.values()),
                                   default=now + self.seconds)
-                    self._lock.wait(max(0.05, soonest - now))
+                    self._wakes_at = max(now + 0.05, soonest)
+                    self._lock.wait(self._wakes_at - now)
+                    self._wakes_at = None
                     continue
             for _, conn in late:
                 self._cut(conn)
@@ -239,9 +263,18 @@ class Breaker:
     Opened by a failed connection attempt or a lost connection; the next
     connection attempt is the probe, and until it ends every other one
     fails at once. A successful connection closes it.
+
+    ``connect_within(cparams, seconds)``: the backend's connect
+    arguments for an attempt that must end within ``seconds``, and
+    whether they also shorten waits of the connection's later life (the
+    connection is then replaced after its first use). Called for a
+    request whose deadline is nearer than the usual bounds.
     """
 
-    def __init__(self):
+    def __init__(self, connect_within=None):
+        self._connect_within = connect_within
+        # Connections made with a request's shortened timeouts.
+        self._shortened = weakref.WeakSet()
         self._reset()
         ref = weakref.ref(self)
         os.register_at_fork(after_in_child=lambda: _call(ref, '_reset'))
@@ -277,6 +310,7 @@ class Breaker:
 
         @sa.event.listens_for(engine, 'do_connect')
         def _gate(dialect, conn_rec, cargs, cparams):
+            cparams, shortened = self._within_deadline(cparams, dbapi)
             if not self.before_connect():
                 raise dbapi.OperationalError(
                     'the database was unreachable moments ago and another '
@@ -290,7 +324,16 @@ class Breaker:
                 self.failed()
                 raise
             self.connected()
+            if shortened:
+                self._shortened.add(connection)
             return connection
+
+        @sa.event.listens_for(engine.pool, 'connect')
+        def _replace_shortened(dbapi_connection, record):
+            if dbapi_connection in self._shortened:
+                # Replaced at its next checkout: its timeouts fit the
+                # request it was made for only.
+                record.invalidate(soft=True)
 
         # First: oslo.db's handler raises its own exception, which ends
         # the handlers' chain.
@@ -298,3 +341,19 @@ class Breaker:
         def _down(context):
             if context.is_disconnect:
                 self.failed()
+
+    def _within_deadline(self, cparams, dbapi):
+        """(connect arguments, shortened) for the request being served.
+
+        A request less than a second from its deadline does not connect.
+        """
+        deadline = intent.deadline()
+        if deadline is None or self._connect_within is None:
+            return cparams, False
+        # The drivers take whole seconds: an attempt gets the whole
+        # seconds left, and none is made with less than one left.
+        left = math.floor(deadline - time.monotonic())
+        if left < 1:
+            raise dbapi.OperationalError(
+                'the request is at its deadline; not connecting')
+        return self._connect_within(cparams, left)

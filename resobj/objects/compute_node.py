@@ -115,7 +115,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         'numa_topology': fields.ObjectField('NUMATopology', nullable=True),
     }
 
+    # The child version each ComputeNode version carries.
     obj_relationships = {
+        'pci_device_pools': [('1.1', '1.1')],
         'numa_topology': [('1.6', '1.0')],
     }
 

@@ -11,10 +11,13 @@ alike, an ``ObjectField`` does not name its target class, and
 :func:`fingerprints`, so they cannot disagree.
 """
 
+import typing
+
 from resobj import objects
 from resobj.objects import _ovo
 from resobj.objects._ovo import fixture as ovo_fixture
 from resobj.objects import base
+from resobj.objects import primitive
 
 
 def _describe_type(field_type):
@@ -70,3 +73,55 @@ def checker(obj_classes=None):
 def fingerprints(obj_classes=None):
     """{object name: 'X.Y-<md5>'} for every registered resobj object."""
     return checker(obj_classes).get_hashes(extra_data_func=extra_data)
+
+
+# How a current fingerprint differs from a pinned one (Change.kind).
+UNVERSIONED = 'unversioned'  # same version, other hash: never right
+NEWER = 'newer'  # a new version
+OLDER = 'older'  # an older version than pinned
+REMOVED = 'removed'  # pinned, no longer registered
+UNPINNED = 'unpinned'  # registered, not pinned
+
+
+class Change(typing.NamedTuple):
+    objname: str
+    pinned: str | None
+    current: str | None
+    kind: str
+
+
+def split(value):
+    """('X.Y', '<md5>') of a fingerprint; ValueError if it is not one."""
+    version, sep, digest = value.partition('-') if isinstance(
+        value, str) else ('', '', '')
+    if not sep or not digest or not primitive.is_version(version):
+        raise ValueError('%r is not a fingerprint (X.Y-<md5>)' % (value,))
+    return version, digest
+
+
+def compare(pinned, current):
+    """[Change] for every object whose fingerprint is not the pinned one.
+
+    ``pinned`` and ``current`` are {object name: fingerprint}. Objects
+    only ``current`` has are UNPINNED changes, listed last.
+    """
+    changes, unpinned = [], []
+    for name in sorted(set(pinned) | set(current)):
+        old, new = pinned.get(name), current.get(name)
+        if old == new:
+            continue
+        if new is None:
+            changes.append(Change(name, old, None, REMOVED))
+        elif old is None:
+            unpinned.append(Change(name, None, new, UNPINNED))
+        else:
+            old_version, new_version = split(old)[0], split(new)[0]
+            if old_version == new_version:
+                kind = UNVERSIONED
+            elif base.version_tuple(new_version) > \
+                    base.version_tuple(old_version):
+                kind = NEWER
+            else:
+                kind = OLDER
+            changes.append(Change(name, old, new, kind))
+    return changes + unpinned

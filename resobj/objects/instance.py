@@ -124,8 +124,12 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
                                                   nullable=True),
     }
 
-    # The PciDeviceList version each Instance version carries.
+    # The child version each Instance version carries (the Flavor 1.1
+    # of every version came with the first Instance).
     obj_relationships = {
+        'flavor': [('1.0', '1.1')],
+        'old_flavor': [('1.1', '1.1')],
+        'new_flavor': [('1.1', '1.1')],
         'pci_devices': [('1.2', '1.3'), ('1.4', '1.4')],
         'numa_topology': [('1.5', '1.0')],
         'pci_requests': [('1.5', '1.0')],

@@ -9,4 +9,5 @@ class TestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
+        self.useFixture(resobj_fixtures.CollectorFixture())
         self.useFixture(resobj_fixtures.WarningsFixture())

@@ -13,8 +13,38 @@ each connection to ``host:port``, one thread per direction. The test can
 import select
 import socket
 import threading
+import typing
+
+import sqlalchemy as sa
+
+from resobj.tests.api import fixtures as api_fixtures
 
 _UP, _CUT, _STALLED = 'up', 'cut', 'stalled'
+# The servers' ports when a database URL names none.
+DEFAULT_PORTS = {'postgresql': 5432, 'mysql': 3306}
+
+
+class ProxiedDatabase(typing.NamedTuple):
+    # The new database's own URL, and through the proxy.
+    url: sa.engine.URL
+    proxy: 'TCPProxy'
+    proxied_url: sa.engine.URL
+
+
+def proxied_database(test, backend):
+    """A new database of ``backend`` behind a proxy of ``test``'s own.
+
+    Both go at the test's clean-up: the proxy closed, the database
+    dropped.
+    """
+    database = api_fixtures._Database(backend)
+    url = sa.engine.make_url(database.create())
+    test.addCleanup(database.drop)
+    proxy = TCPProxy(url.host or '127.0.0.1',
+                     url.port or DEFAULT_PORTS[backend])
+    test.addCleanup(proxy.close)
+    return ProxiedDatabase(url, proxy,
+                           url.set(host='127.0.0.1', port=proxy.port))
 
 
 class TCPProxy:

@@ -43,6 +43,23 @@ def url_query(conf, query):
     return settings
 
 
+def _connect_within(cparams, seconds):
+    """Connect arguments for an attempt that ends within ``seconds``.
+
+    PyMySQL's connect_timeout bounds the TCP connection only; the
+    handshake that follows waits as long as the read and write timeouts,
+    which the connection keeps for its whole life. Shortened, they make
+    a connection for this one request (True: replace it after).
+    """
+    shortened = dict(cparams)
+    for name in ('connect_timeout', 'read_timeout', 'write_timeout'):
+        if name in cparams:
+            shortened[name] = min(int(cparams[name]), seconds)
+    return shortened, any(shortened[name] != cparams[name]
+                          for name in ('read_timeout', 'write_timeout')
+                          if name in cparams)
+
+
 def database_file(url):
     """None: the database is on a server."""
     return None
@@ -54,7 +71,7 @@ def set_up_engine(engine, settings):
     # hooks existed; closing it lets the connect hook below apply to
     # every connection the pool holds.
     engine.dispose()
-    outage.Breaker().watch(engine)
+    outage.Breaker(_connect_within).watch(engine)
     if settings.statement_timeout:
         _limit_statements(engine, settings.statement_timeout)
 

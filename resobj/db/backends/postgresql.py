@@ -39,6 +39,16 @@ def url_query(conf, query):
     return {'connect_timeout': str(conf.database.connect_timeout)}
 
 
+def _connect_within(cparams, seconds):
+    """Connect arguments for an attempt that ends within ``seconds``.
+
+    libpq's (and psycopg's) connect_timeout bounds the whole attempt,
+    and nothing else: the connection's later life is as usual.
+    """
+    timeout = int(cparams.get('connect_timeout') or seconds)
+    return dict(cparams, connect_timeout=min(timeout, seconds)), False
+
+
 def database_file(url):
     """None: the database is on a server."""
     return None
@@ -50,7 +60,7 @@ def set_up_engine(engine, settings):
     # hooks existed; closing it lets the connect hooks below apply to
     # every connection the pool holds.
     engine.dispose()
-    outage.Breaker().watch(engine)
+    outage.Breaker(_connect_within).watch(engine)
     if settings.stall_seconds:
         # The PostgreSQL drivers have no read timeout.
         outage.Watchdog(settings.stall_seconds).watch(engine)

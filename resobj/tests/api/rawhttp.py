@@ -8,8 +8,10 @@ import socket
 import time
 
 
-def connect(port, timeout=10):
-    sock = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+def connect(port, timeout=10, source='127.0.0.1'):
+    """A connection to ``port``, from the loopback address ``source``."""
+    sock = socket.create_connection(('127.0.0.1', port), timeout=timeout,
+                                    source_address=(source, 0))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
 
@@ -55,5 +57,12 @@ class Answer:
 def exchange(port, data, timeout=10):
     """Send ``data``, read until the server closes, parse the answer."""
     with connect(port, timeout) as sock:
+        sock.sendall(data)
+        return Answer(read_until_closed(sock, timeout))
+
+
+def exchange_from(port, source, data, timeout=10):
+    """:func:`exchange` from the loopback address ``source``."""
+    with connect(port, timeout, source) as sock:
         sock.sendall(data)
         return Answer(read_until_closed(sock, timeout))

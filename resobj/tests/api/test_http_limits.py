@@ -1,7 +1,7 @@
 """What the server layer refuses, in the API's JSON error format.
 
-Against the real resobj-api (its waitress workers answer these before
-any handler runs), then the application alone, as another WSGI server
+Against the real resobj-api (its HTTP server answers these before any
+handler runs), then the application alone, as another WSGI server
 would run it.
 """
 

@@ -7,6 +7,8 @@ list, show, delete; a resource class and a trait; provider traits;
 allocations set, show, unset, delete; provider and project usages;
 delete. Assertions are on the CLI's ``-f json`` output, so they hold
 only if resobj-api answers as the clients expect.
+``resobj.tests.keystone.test_openstack_cli`` drives the same lifecycle
+with password auth through Keystone's catalog.
 
 Skipped only when the ``openstack`` executable is not installed
 (test-requirements.txt installs it).
@@ -24,42 +26,42 @@ from resobj.tests.api import server
 from resobj.tests import base
 
 
-def _openstack():
+def openstack_cli():
     # Beside this Python (the test's virtualenv) first, then on PATH.
     path = os.path.join(os.path.dirname(sys.executable), 'openstack')
     return path if os.access(path, os.X_OK) else shutil.which('openstack')
 
 
-class TestOpenStackCLI(base.TestCase):
+class CLILifecycle:
+    """The lifecycle, for a test case with a ``server`` fixture.
 
-    def setUp(self):
-        super().setUp()
-        self.openstack = _openstack()
-        if self.openstack is None:
-            self.skipTest('the openstack CLI (python-openstackclient and '
-                          'osc-placement) is not installed')
-        self.server = self.useFixture(server.ServerFixture(workers=1))
+    :meth:`auth_args` says how the CLI reaches resobj-api.
+    """
+
+    def auth_args(self):
+        raise NotImplementedError
 
     def _server_log(self):
         return self.server.log()[-4000:]
 
-    def cli(self, *args, parse=True):
-        """Run ``openstack ARGS`` (as admin, 1.39); its parsed JSON."""
-        command = [
-            self.openstack, '--os-auth-type', 'admin_token',
-            '--os-token', 'admin',
-            '--os-endpoint', self.server.url,
-            '--os-placement-api-version', '1.39'] + list(args)
-        if parse:
-            command += ['-f', 'json']
+    def run_openstack(self, argv):
+        """``openstack ARGV``: (exit status, stdout, stderr)."""
         env = {k: v for k, v in os.environ.items()
                if not k.startswith('OS_')}
-        result = subprocess.run(command, capture_output=True, text=True,
-                                env=env, timeout=120)
-        self.assertEqual(0, result.returncode, '%s failed:\n%s%s\n%s' % (
-            ' '.join(args), result.stdout, result.stderr,
-            self._server_log()))
-        return json.loads(result.stdout) if parse else result.stdout
+        result = subprocess.run([self.openstack] + argv, capture_output=True,
+                                text=True, env=env, timeout=120)
+        return result.returncode, result.stdout, result.stderr
+
+    def cli(self, *args, parse=True):
+        """Run ``openstack ARGS`` (as admin, 1.39); its parsed JSON."""
+        argv = self.auth_args() + [
+            '--os-placement-api-version', '1.39'] + list(args)
+        if parse:
+            argv += ['-f', 'json']
+        status, stdout, stderr = self.run_openstack(argv)
+        self.assertEqual(0, status, '%s failed:\n%s%s\n%s' % (
+            ' '.join(args), stdout, stderr, self._server_log()))
+        return json.loads(stdout) if parse else stdout
 
     def test_lifecycle(self):
         consumer = uuidutils.generate_uuid()
@@ -168,3 +170,19 @@ class TestOpenStackCLI(base.TestCase):
         self.assertEqual(['VCPU'], [i['resource_class'] for i in listed])
         self.cli('resource', 'provider', 'delete', uuid, parse=False)
         self.assertEqual([], self.cli('resource', 'provider', 'list'))
+
+
+class TestOpenStackCLI(CLILifecycle, base.TestCase):
+    """With the admin token of noauth2, at resobj-api's URL."""
+
+    def setUp(self):
+        super().setUp()
+        self.openstack = openstack_cli()
+        if self.openstack is None:
+            self.skipTest('the openstack CLI (python-openstackclient and '
+                          'osc-placement) is not installed')
+        self.server = self.useFixture(server.ServerFixture(workers=1))
+
+    def auth_args(self):
+        return ['--os-auth-type', 'admin_token', '--os-token', 'admin',
+                '--os-endpoint', self.server.url]

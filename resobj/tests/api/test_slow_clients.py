@@ -3,6 +3,8 @@
 Fifty connections that send their requests slowly, or nothing at all,
 must not delay anyone else's answers; and a client still sending when
 ``[api] client_timeout`` has passed is answered 408 and disconnected.
+Thousands of idle connections, from one address or from many, must not
+either: the connection limits close idle connections to make room.
 """
 
 import socket
@@ -10,12 +12,17 @@ import threading
 import time
 
 import requests
+from requests import adapters
 
 from resobj.tests.api import rawhttp
 from resobj.tests.api import server
 from resobj.tests import base
 
 AUTH = {'X-Auth-Token': 'admin'}
+# More idle connections than the default limits let the two workers
+# hold (connection_limit of each, connection_limit_per_client from one
+# address).
+IDLE = 3000
 
 
 class _Tricklers:
@@ -144,3 +151,68 @@ class TestSlowClients(base.TestCase):
         self.assertIn('(7 of 100000 body bytes received)', srv.log())
         self.assertNotIn('Traceback', srv.log())
         self.assertNotIn('ERROR', srv.log())
+
+
+class TestIdleConnections(base.TestCase):
+    """Idle sockets piling up, against the default settings."""
+
+    def _open_idle(self, port, sources):
+        """IDLE connections that send nothing, from ``sources`` in turn."""
+        socks = []
+        for n in range(IDLE):
+            sock = socket.socket()
+            self.addCleanup(sock.close)
+            sock.bind((sources[n % len(sources)], 0))
+            sock.setblocking(False)
+            # Without waiting for the server to accept: a flood does
+            # not wait either.
+            sock.connect_ex(('127.0.0.1', port))
+            socks.append(sock)
+        return socks
+
+    def _probe(self, url, source):
+        """The slowest of a few GET / and GET /resource_providers."""
+        slowest = 0
+        for _ in range(3):
+            for path, headers in (('/', {}), ('/resource_providers', AUTH)):
+                with requests.Session() as session:
+                    session.mount('http://', _SourceAdapter(source))
+                    start = time.monotonic()
+                    resp = session.get(url + path, headers=headers,
+                                       timeout=30)
+                    slowest = max(slowest, time.monotonic() - start)
+                    self.assertEqual(200, resp.status_code, resp.text)
+        return slowest
+
+    def _check(self, sources):
+        srv = self.useFixture(server.ServerFixture(workers=2))
+        self._open_idle(srv.port, sources)
+        # Let the workers take them in.
+        time.sleep(1)
+        # Before the limits closed idle connections, a probe waited for
+        # the idle ones to time out (client_timeout, 30 s).
+        self.assertLess(self._probe(srv.url, '127.0.0.1'), 5.0, srv.log())
+        # The flooding address itself still gets the health check.
+        with requests.Session() as session:
+            session.mount('http://', _SourceAdapter(sources[0]))
+            self.assertEqual(200, session.get(srv.url + '/',
+                                              timeout=30).status_code)
+        self.assertNotIn('Traceback', srv.log())
+
+    def test_idle_connections_from_one_address(self):
+        self._check(['127.0.0.2'])
+
+    def test_idle_connections_from_many_addresses(self):
+        self._check(['127.0.1.%d' % n for n in range(1, 101)])
+
+
+class _SourceAdapter(adapters.HTTPAdapter):
+    """Connections from the loopback address ``source``."""
+
+    def __init__(self, source):
+        self._source = source
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs['source_address'] = (self._source, 0)
+        super().init_poolmanager(*args, **kwargs)

@@ -31,7 +31,6 @@ from resobj.db.api import resource_class as resource_class_db
 from resobj.db.api import trait as trait_db
 from resobj.db import facade
 from resobj.db import models
-from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
@@ -53,7 +52,6 @@ CUT_SECONDS = 2
 # How soon after the database is back a claim must succeed again: the
 # first claim that starts after it, plus a loaded machine's slack.
 RECOVERY_SECONDS = 2.5
-DEFAULT_PORTS = {'postgresql': 5432, 'mysql': 3306}
 
 
 class _Claims:
@@ -112,14 +110,8 @@ class TestDatabaseOutage(base.TestCase):
     def setUp(self):
         backends.provisioning_backend(self.backend)
         super().setUp()
-        database = api_fixtures._Database(self.backend)
-        url = sa.engine.make_url(database.create())
-        self.addCleanup(database.drop)
-        self.direct_url = url
-        self.proxy = tcp_proxy.TCPProxy(
-            url.host or '127.0.0.1', url.port or DEFAULT_PORTS[self.backend])
-        self.addCleanup(self.proxy.close)
-        proxied = url.set(host='127.0.0.1', port=self.proxy.port)
+        self.direct_url, self.proxy, proxied = tcp_proxy.proxied_database(
+            self, self.backend)
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='database',

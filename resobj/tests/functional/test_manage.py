@@ -109,6 +109,83 @@ class TestManage(ManageTestBase):
         self.assertEqual(0, code, err)
         self.assertEqual(fingerprint.fingerprints(), json.loads(out))
 
+    def _pins(self, **changed):
+        pins = fingerprint.fingerprints()
+        for name, value in changed.items():
+            if value is None:
+                del pins[name]
+            else:
+                pins[name] = value
+        path = os.path.join(self.tmp, 'pins.json')
+        with open(path, 'w') as f:
+            json.dump(pins, f)
+        return path
+
+    def test_objects_fingerprints_check_unchanged(self):
+        code, out, err = self.run_manage('objects', 'fingerprints',
+                                         '--check', self._pins())
+        self.assertEqual(0, code, err)
+        self.assertEqual('%d pinned objects unchanged.\n'
+                         % len(fingerprint.fingerprints()), out)
+
+    def test_objects_fingerprints_check_changed(self):
+        today = fingerprint.fingerprints()
+        path = self._pins(
+            Instance=today['Instance'].split('-')[0] + '-' + '0' * 32,
+            ComputeNode='1.5-d4bb1fa54beed638d55317c4a8fda4d1',
+            Service='9.0-' + '1' * 32, Gone='1.0-' + '2' * 32, User=None)
+        code, out, err = self.run_manage('objects', 'fingerprints',
+                                         '--check', path)
+        self.assertEqual(1, code, err)
+        rows = {line.split()[0]: line.split(None, 3)[1:]
+                for line in out.splitlines()[1:5]}
+        self.assertEqual(['Object', 'Pinned', 'Current', 'What', 'to', 'do'],
+                         out.splitlines()[0].split())
+        self.assertEqual(['1.5-d4bb1fa54beed638d55317c4a8fda4d1',
+                          today['ComputeNode'],
+                          'new version: read its version history, adapt, '
+                          'then re-pin'], rows['ComputeNode'])
+        self.assertEqual(['1.0-' + '2' * 32, '-',
+                          'gone from resobj: stop using it, then re-pin'],
+                         rows['Gone'])
+        self.assertIn('changed without a version bump: a resobj bug',
+                      rows['Instance'][2])
+        self.assertEqual(today['Instance'], rows['Instance'][1])
+        self.assertIn('older than pinned', rows['Service'][2])
+        self.assertIn('4 of %d pinned objects changed. To re-pin: '
+                      'resobj-manage objects fingerprints > %s'
+                      % (len(today), path), out)
+        self.assertTrue(out.endswith(
+            'Not pinned (pin them if you use them): User\n'), out)
+
+    def test_objects_fingerprints_check_new_objects_only(self):
+        # An object resobj added is not a change to what was pinned.
+        code, out, err = self.run_manage('objects', 'fingerprints',
+                                         '--check', self._pins(User=None))
+        self.assertEqual(0, code, err)
+        self.assertIn('Not pinned (pin them if you use them): User', out)
+
+    def test_objects_fingerprints_check_unreadable(self):
+        bad = os.path.join(self.tmp, 'bad.json')
+        for content, reason in (('[1]', 'not a JSON object'),
+                                ('{"Service": "1.x"}', "Service: '1.x' is "
+                                 "not a fingerprint"),
+                                ('{', 'Expecting property name')):
+            with open(bad, 'w') as f:
+                f.write(content)
+            code, out, err = self.run_manage('objects', 'fingerprints',
+                                             '--check', bad)
+            self.assertEqual(2, code)
+            self.assertEqual('', out)
+            self.assertIn('resobj-manage: error: cannot check %s: ' % bad,
+                          err)
+            self.assertIn(reason, err)
+        code, out, err = self.run_manage(
+            'objects', 'fingerprints', '--check',
+            os.path.join(self.tmp, 'missing.json'))
+        self.assertEqual(2, code)
+        self.assertIn('No such file', err)
+
     def test_unknown_option_in_config_file(self):
         path = self.write_conf('[database]\nconection = sqlite://\n')
         self.assert_one_line_error(

@@ -6,9 +6,15 @@ from resobj.tests import samples
 NOW = datetime.datetime(2026, 11, 21, 12, 0, 0,
                         tzinfo=datetime.timezone.utc)
 
+
+def _service(node):
+    """The node's service as known without a database: -1 is none."""
+    return None if node.service_id in (None, -1) else node.service_id
+
+
 # Before 1.2 a None service_id is replaced by the service's id looked up
 # on the node's host (or -1): the value changes form on purpose.
-samples.converted('ComputeNode', 'service_id')
+samples.converted('ComputeNode', 'service_id', key=_service, before='1.2')
 
 
 def _pools(count):
@@ -41,6 +47,14 @@ def compute_node(pools=2):
         numa_topology=samples.factories()['NUMATopology'](),
         created_at=NOW, updated_at=NOW,
         deleted_at=None, deleted=False)
+
+
+@samples.variant('ComputeNode')
+def node_without_service():
+    # Goes to versions before 1.2 with service_id -1 (no context here).
+    node = compute_node()
+    node.service_id = None
+    return node
 
 
 @samples.sample('ComputeNodeList')

@@ -6,8 +6,18 @@ from resobj.tests import samples
 NOW = datetime.datetime(2026, 11, 21, 12, 0, 0,
                         tzinfo=datetime.timezone.utc)
 
+
+def _local_root_disk(instance):
+    """The root disk the host provides: none for a volume-backed one."""
+    if instance.obj_attr_is_set('booted_from_volume') and \
+            instance.booted_from_volume:
+        return 0
+    return instance.root_gb
+
+
 # Below 1.3 a volume-backed instance is sent with root_gb=0.
-samples.converted('Instance', 'root_gb')
+samples.converted('Instance', 'root_gb', key=_local_root_disk,
+                  before='1.3')
 
 
 def _other(name):
@@ -34,6 +44,23 @@ def instance():
             pinned=False),
         pci_requests=[_other('InstancePCIRequest')],
         created_at=NOW, updated_at=NOW, deleted_at=None, deleted=False)
+
+
+@samples.variant('Instance')
+def volume_backed_instance():
+    # Its root_gb goes to versions before 1.3 as 0.
+    found = instance()
+    found.booted_from_volume = True
+    return found
+
+
+@samples.variant('Instance')
+def pinned_instance():
+    # Refused below 1.5 (ObjectBackportError).
+    found = instance()
+    found.numa_topology = samples.factories()['InstanceNUMATopology'](
+        pinned=True)
+    return found
 
 
 @samples.sample('InstanceList')

@@ -3,6 +3,7 @@ import datetime
 from hypothesis import strategies as st
 
 from resobj import objects
+from resobj.objects import pci_device as pci_device_obj
 from resobj.tests import samples
 from resobj.tests.samples import pci_device_pool
 
@@ -53,6 +54,20 @@ samples.strategy('PciDevice', 'parent_addr')(
 for _field in ('vendor_id', 'product_id'):
     samples.strategy('PciDevice', _field)(lambda: pci_device_pool.HEX4)
 
+
+def _parent_and_extra_info(device):
+    """The parent PF's address and the rest of extra_info.
+
+    A device read at a version before 1.2 finds its parent_addr in
+    extra_info (obj_load_attr).
+    """
+    extra_info = dict(device.extra_info) if device.obj_attr_is_set(
+        'extra_info') else {}
+    extra_info.pop(pci_device_obj.PHYS_FUNCTION, None)
+    return device.parent_addr, extra_info
+
+
 # Before 1.2 parent_addr travels inside extra_info['phys_function']; the
 # unit tests of PciDevice check that conversion.
-samples.converted('PciDevice', 'parent_addr', 'extra_info')
+samples.converted('PciDevice', 'parent_addr', 'extra_info',
+                  key=_parent_and_extra_info, before='1.2')

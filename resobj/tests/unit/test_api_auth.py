@@ -1,15 +1,21 @@
 """Authentication in front of the API: noauth2 and keystone.
 
 Only paths that answer before any database access are exercised here;
-the gabbi tests cover authenticated requests end to end.
+the gabbi tests cover authenticated requests end to end, and
+``resobj.tests.keystone`` resobj-api behind a real Keystone.
 """
 
 import json
+import socket
 
+from oslo_config import cfg
 import webob
 
 from resobj.api import app as api_app
+from resobj.api import errors
+from resobj.api import keystone
 from resobj.api import service
+from resobj import exception
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 
@@ -22,10 +28,8 @@ class TestAuth(base.TestCase):
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='api', auth_strategy=auth_strategy)
-        # Where auth_token tells clients to get a token; never contacted
-        # by these tests, which send none.
-        conf.config(group='keystone_authtoken',
-                    www_authenticate_uri=KEYSTONE)
+        # Never contacted by these tests, which send no token.
+        resobj_fixtures.configure_keystone(conf, KEYSTONE)
         return api_app.Application(conf.conf)
 
     def _get(self, app, path, **headers):
@@ -65,3 +69,74 @@ class TestAuth(base.TestCase):
                          resp.headers['OpenStack-API-Version'])
         self.assertEqual('Keystone uri="%s"' % KEYSTONE,
                          resp.headers['WWW-Authenticate'])
+
+
+class TestKeystoneConfiguration(base.TestCase):
+    """What resobj-api refuses to start with, and Keystone's absence."""
+
+    def setUp(self):
+        super().setUp()
+        self.conf = self.useFixture(
+            resobj_fixtures.ConfFixture(service.register_all_opts))
+        self.conf.config(group='api', auth_strategy='keystone')
+
+    def _refused(self):
+        exc = self.assertRaises(exception.ConfigurationError,
+                                api_app.Application, self.conf.conf)
+        self.assertNotIn('\n', str(exc))
+        return str(exc)
+
+    def test_no_auth_plugin_is_refused(self):
+        # auth_token would start, then answer every token with a 500
+        # (MissingAuthPlugin).
+        self.conf.config(group='keystone_authtoken',
+                         www_authenticate_uri=KEYSTONE)
+        self.assertIn('set [keystone_authtoken] auth_type', self._refused())
+
+    def test_password_plugin_without_auth_url_is_refused(self):
+        resobj_fixtures.configure_keystone(self.conf, KEYSTONE)
+        self.conf.conf.clear_override('auth_url', group='keystone_authtoken')
+        self.assertEqual('Invalid configuration: [keystone_authtoken] '
+                         'auth_type = password needs auth_url',
+                         self._refused())
+
+    def test_unknown_plugin_is_refused(self):
+        self.conf.config(group='keystone_authtoken', auth_type='pasword')
+        exc = self.assertRaises(exception.ConfigurationError,
+                                keystone.register_plugin_opts,
+                                self.conf.conf)
+        self.assertIn("[keystone_authtoken] auth_type: keystoneauth has no "
+                      "plugin 'pasword' (it has ", str(exc))
+        self.assertIn(' password, ', str(exc))
+
+    def test_plugin_options_in_the_auth_section(self):
+        self.conf.config(group='keystone_authtoken',
+                         auth_section='placement_user')
+        self.conf.conf.register_opt(
+            keystone.ks_loading.get_auth_common_conf_options()[0],
+            group='placement_user')
+        self.conf.config(group='placement_user', auth_type='password')
+        keystone.register_plugin_opts(self.conf.conf)
+        self.conf.config(group='placement_user', auth_url=KEYSTONE)
+        # The plugin's options are read from that section only.
+        self.assertRaises(cfg.NoSuchOptError, self.conf.config,
+                          group='keystone_authtoken', auth_url=KEYSTONE)
+        api_app.Application(self.conf.conf)
+
+    def test_keystone_unreachable_is_503(self):
+        # A bound socket that does not listen: connections are refused.
+        closed = socket.socket()
+        self.addCleanup(closed.close)
+        closed.bind(('127.0.0.1', 0))
+        url = 'http://127.0.0.1:%d/v3' % closed.getsockname()[1]
+        resobj_fixtures.configure_keystone(self.conf, url,
+                                           http_request_max_retries=0)
+        app = api_app.Application(self.conf.conf)
+        resp = webob.Request.blank(
+            '/resource_providers', headers={
+                'X-Auth-Token': 'a-token',
+                'OpenStack-API-Version': 'placement 1.23'}).get_response(app)
+        self.assertEqual(503, resp.status_int)
+        error = json.loads(resp.body)['errors'][0]
+        self.assertEqual(errors.IDENTITY_UNAVAILABLE, error['code'])
+        self.assertIn('Keystone is unavailable', error['detail'])

@@ -33,10 +33,8 @@ class TestMiddleware(base.TestCase):
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='cors', allowed_origin=[ORIGIN], **cors)
         conf.config(group='api', auth_strategy=auth_strategy)
-        # Where auth_token would send clients for a token; never
-        # contacted here.
-        conf.config(group='keystone_authtoken',
-                    www_authenticate_uri='http://keystone.example.org')
+        # Never contacted here: no request carries a token.
+        resobj_fixtures.configure_keystone(conf, 'http://keystone.example.org')
         return api_app.Application(conf.conf)
 
     def _send(self, app, path, method='GET', **headers):

@@ -213,6 +213,25 @@ class TestCheckTestResults(base.TestCase):
         self.assertEqual(1, len(self.checker.check_fresh(results,
                                                          self._full())))
 
+    def test_keystone_run(self):
+        cli = ('resobj.tests.keystone.test_openstack_cli.'
+               'TestOpenStackCLIThroughKeystone.test_lifecycle')
+        auth = ('resobj.tests.keystone.test_auth_token.TestAuthToken.'
+                'test_bad_token_is_401')
+        results = {cli: ('success', ''), auth: ('success', '')}
+        self.assertEqual([], self.checker.check_keystone(results))
+        # A skip fails the run, whatever its reason.
+        results[cli] = ('skip', 'the openstack CLI is not installed')
+        self.assertEqual(['Keystone test skipped: %s (the openstack CLI '
+                          'is not installed)' % cli],
+                         self.checker.check_keystone(results))
+        # So does a run of nothing (the package held no tests).
+        self.assertEqual(['no Keystone test passed'],
+                         self.checker.check_keystone({}))
+        self.assertEqual(['no Keystone test passed'],
+                         self.checker.check_keystone({UNIT: ('success',
+                                                             '')}))
+
     def test_reads_skip_reasons_from_subunit(self):
         out = io.BytesIO()
         stream = subunit.StreamResultToBytes(out)

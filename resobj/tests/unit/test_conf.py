@@ -4,6 +4,8 @@ import fixtures
 from oslo_config import cfg
 from oslo_db import options as db_options
 
+from resobj.api import service
+from resobj.cmd import options
 from resobj import conf as resobj_conf
 from resobj.conf import opts
 from resobj.conf import paths
@@ -43,6 +45,107 @@ class TestOptions(base.TestCase):
                        ('DEFAULT', 'config_source'),
                        ('DEFAULT', 'shell_completion')}
         self.assertEqual(registered, listed)
+
+    def test_registered_opts_are_the_public_names(self):
+        # validate._registered_opts reads oslo.config's private registry;
+        # what it yields must be what the public Mappings name (ConfigOpts:
+        # DEFAULT's options and the groups; a group: its options).
+        conf = cfg.ConfigOpts()
+        service.register_all_opts(conf)
+        conf.register_opt(cfg.StrOpt('new_name', deprecated_name='old'),
+                          group='some_group')
+        conf([], default_config_files=[], default_config_dirs=[])
+        public = set()
+        for name in conf:
+            if isinstance(conf[name], cfg.ConfigOpts.GroupAttr):
+                public.update((name, opt) for opt in conf[name])
+            else:
+                public.add(('DEFAULT', name))
+        private = {(group, opt.dest)
+                   for group, opt in validate._registered_opts(conf)}
+        self.assertEqual(public, private)
+        self.assertIn(('some_group', 'new_name'), private)
+        aliases = [opt.deprecated_opts
+                   for group, opt in validate._registered_opts(conf)
+                   if opt.dest == 'new_name']
+        self.assertEqual([['old']], [[a.name for a in d] for d in aliases])
+
+
+class TestServiceConfiguration(base.TestCase):
+    """The configuration file of a host, as every command reads it."""
+
+    def _write(self, text):
+        path = self.useFixture(fixtures.TempDir()).join('resobj.conf')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def test_keystone_authtoken_as_an_openstack_service_sets_it(self):
+        path = self._write(KEYSTONE_AUTHTOKEN)
+        conf = service.load_conf([path])
+        self.assertEqual('placement', conf.keystone_authtoken.username)
+        self.assertEqual('http://keystone.example.org/identity/v3',
+                         conf.keystone_authtoken.auth_url)
+        # The deprecated names keystoneauth still reads are accepted.
+        conf = service.load_conf([self._write(
+            KEYSTONE_AUTHTOKEN.replace('auth_type', 'auth_plugin')
+            .replace('project_name', 'tenant_name'))])
+        self.assertEqual('password', conf.keystone_authtoken.auth_type)
+        self.assertEqual('service', conf.keystone_authtoken.project_name)
+
+    def test_every_command_reads_the_apis_file(self):
+        conf = cfg.ConfigOpts()
+        options.register_all(conf)
+        conf(['--config-file', self._write(
+            KEYSTONE_AUTHTOKEN + '[oslo_policy]\nenforce_new_defaults = '
+            'true\n[cors]\nallowed_origin = https://x.example.org\n')],
+            default_config_files=[], default_config_dirs=[])
+        options.check(conf)
+
+    def test_plugin_options_need_the_plugin(self):
+        # Without auth_type nothing reads them.
+        path = self._write(KEYSTONE_AUTHTOKEN.replace(
+            'auth_type = password\n', ''))
+        exc = self.assertRaises(exception.UnknownConfigOption,
+                                service.load_conf, [path])
+        self.assertIn('[keystone_authtoken] auth_url', str(exc))
+
+    def test_plugin_options_in_the_auth_section(self):
+        path = self._write(
+            '[api]\nauth_strategy = keystone\n'
+            '[keystone_authtoken]\nauth_section = placement_user\n'
+            'www_authenticate_uri = http://keystone.example.org/v3\n'
+            '[placement_user]\nauth_type = password\n'
+            'auth_url = http://keystone.example.org/v3\n'
+            'username = placement\npassword = secret\n')
+        conf = service.load_conf([path])
+        self.assertEqual('placement', conf.placement_user.username)
+
+    def test_misconfigured_keystone_is_refused_at_load(self):
+        path = self._write(KEYSTONE_AUTHTOKEN.replace(
+            'auth_url = http://keystone.example.org/identity/v3\n', ''))
+        exc = self.assertRaises(exception.ConfigurationError,
+                                service.load_conf, [path])
+        self.assertEqual('Invalid configuration: [keystone_authtoken] '
+                         'auth_type = password needs auth_url', str(exc))
+
+
+# What an OpenStack service's configuration guide tells an operator to
+# write (placement's, nova's), with resobj-api behind it.
+KEYSTONE_AUTHTOKEN = """[api]
+auth_strategy = keystone
+[keystone_authtoken]
+www_authenticate_uri = http://keystone.example.org/identity
+auth_url = http://keystone.example.org/identity/v3
+auth_type = password
+username = placement
+password = secret
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+service_token_roles_required = true
+memcached_servers = 127.0.0.1:11211
+"""
 
 
 class TestStateDir(base.TestCase):
@@ -156,10 +259,27 @@ class TestValidate(base.TestCase):
 
     def test_known_options_pass(self):
         self._parse('[DEFAULT]\nstate_dir = /srv\n'
-                    '[database]\nconnection = sqlite://\n'
-                    'max-pool-size = 3\n')
+                    '[Database]\nconnection = sqlite://\n'
+                    'max_pool_size = 3\n')
         validate.check_unknown_options(self.conf)
         validate.check_values(self.conf)
+        # Read as written: any case but DEFAULT's.
+        self.assertEqual(3, self.conf.database.max_pool_size)
+
+    def test_option_names_are_matched_as_oslo_config_reads_them(self):
+        # oslo.config reads neither: the option keeps its default.
+        for text, option in [
+                ('[database]\nmax-pool-size = 3\n',
+                 '[database] max-pool-size'),
+                ('[default]\nstate_dir = /srv\n', '[default] state_dir')]:
+            self.conf.reset()
+            path = self._parse(text)
+            exc = self.assertRaises(exception.UnknownConfigOption,
+                                    validate.check_unknown_options,
+                                    self.conf)
+            self.assertEqual('Unknown option %s in %s' % (option, path),
+                             str(exc))
+        self.assertIsNone(self.conf.state_dir)
 
     def test_deprecated_alias_passes(self):
         # oslo.config still reads an option under its deprecated name, so

@@ -2,7 +2,8 @@
 
 * ``resobj.db`` never imports the objects, the HTTP layer, the compute
   layer or the commands;
-* ``resobj.objects`` never imports the HTTP layer or the commands;
+* ``resobj.objects`` never imports the HTTP layer, the commands or
+  ``resobj.testing`` (which is built on it);
 * ``resobj.compute`` never imports ``resobj.db``, oslo.db or SQLAlchemy,
   nor reaches a session or the enginefacade (it uses objects only);
 * the HTTP handlers never import ``resobj.db`` (they use objects only);
@@ -31,7 +32,8 @@ FORBIDDEN = {
                   'resobj.cmd', 'resobj.rpc', 'resobj.conductor'),
     # Objects never import the HTTP or RPC layers.
     'resobj.objects': ('resobj.api', 'resobj.cmd', 'resobj.rpc',
-                       'resobj.conductor', 'oslo_messaging'),
+                       'resobj.conductor', 'oslo_messaging',
+                       'resobj.testing'),
     'resobj.compute': ('resobj.db', 'oslo_db', 'sqlalchemy', 'resobj.api',
                        'resobj.cmd'),
     # Handlers reach the database only through objects.

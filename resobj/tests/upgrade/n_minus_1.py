@@ -35,6 +35,9 @@ SKIP_PREFIX = 'N-1 baseline unavailable'
 # What the N-1 processes need of the old tree; the package is enough,
 # the alembic scripts and the test helpers are inside it.
 PATHS = ('resobj',)
+# The directory holding an N-1 ``resobj`` already written out, for a copy
+# of this package that is no git repository (test_mistakes's copies).
+TREE_ENV = 'RESOBJ_TEST_N_MINUS_1_TREE'
 # oslotest gives each test a temporary directory of its own, deleted
 # after it; the tree outlives the test, so it goes where the process
 # started.
@@ -59,6 +62,8 @@ def _git(*args, stdout=subprocess.PIPE):
 @functools.lru_cache(maxsize=None)
 def _materialise():
     """(directory holding the N-1 ``resobj``, None) or (None, why not)."""
+    if os.environ.get(TREE_ENV):
+        return os.environ[TREE_ENV], None
     commit = baseline_commit()
     try:
         top = _git('rev-parse', '--show-toplevel').stdout.decode().strip()

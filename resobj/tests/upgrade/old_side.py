@@ -14,7 +14,12 @@ and golden helpers of that commit) and talks JSON on stdin/stdout:
     and hypothesis strategies;
 ``load``
     reads {name: [primitive, ...]}, loads each with the N-1 code and
-    answers it re-serialised at its N-1 version (or {"error": ...});
+    answers {"objects": {name: [each re-serialised at its N-1 version,
+    or {"error": ...}]}, "unknown": [every key of them the N-1 code does
+    not know]}: loading ignores such keys, the test must not;
+``fingerprints``
+    {name: fingerprint} of the N-1 code's objects, as its own
+    ``resobj.objects.fingerprint`` computes them;
 ``golden``
     {name: {version: text}}: the golden primitive files as the N-1 code
     itself writes them;
@@ -91,19 +96,43 @@ def generate(count):
     return answer
 
 
+def _peer():
+    """Today's resobj/testing/peer.py, loaded by its path.
+
+    The N-1 tree may have none; its functions need only the standard
+    library, so they run beside any N-1 code.
+    """
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), 'testing', 'peer.py')
+    spec = importlib.util.spec_from_file_location('_resobj_peer', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def load():
     base = _objects()
-    answer = {}
+    peer = _peer()
+    classes = base.ResobjObjectRegistry.obj_classes()
+    answer = {'objects': {}, 'unknown': []}
     for name, primitives in json.load(sys.stdin).items():
-        answer[name] = []
+        loaded = answer['objects'][name] = []
         for primitive in primitives:
+            answer['unknown'] += peer.unknown_keys(primitive, classes)
             try:
                 obj = base.ResobjObject.obj_from_primitive(primitive)
-                answer[name].append(obj.obj_to_primitive())
+                loaded.append(obj.obj_to_primitive())
             except Exception as exc:  # noqa: B902 - reported to the test
-                answer[name].append({'error': '%s: %s' % (
+                loaded.append({'error': '%s: %s' % (
                     type(exc).__name__, exc)})
     return answer
+
+
+def fingerprints():
+    from resobj.objects import fingerprint
+    return fingerprint.fingerprints()
 
 
 def golden():
@@ -296,6 +325,7 @@ def conflict(conf_file):
 
 
 COMMANDS = {'about': about, 'generate': generate, 'load': load,
+            'fingerprints': fingerprints,
             'golden': golden, 'workload': workload, 'boot': boot,
             'errors': errors, 'conflict': conflict}
 

@@ -9,6 +9,10 @@
   them and writes them back at its versions: again field by field equal
   where both know the field; a value the old version cannot represent
   must fail the backport (ObjectBackportError), never travel altered.
+* Strict both ways: loading ignores keys the loader does not know, so
+  each side names every key of the other's primitives that it does not
+  know (resobj.testing.peer.unknown_keys), and any fails the test: a
+  field a backport forgot to remove would otherwise travel unseen.
 
 The objects come from the registries on both sides, so a new object or
 version is covered without touching this file. The test counts the
@@ -27,6 +31,7 @@ from oslo_serialization import jsonutils
 from resobj import exception
 from resobj import objects
 from resobj.objects import base
+from resobj.testing import peer
 from resobj.tests import base as test_base
 from resobj.tests import samples
 from resobj.tests import strategies
@@ -78,11 +83,37 @@ class TestObjectsAcrossReleases(test_base.TestCase):
             for primitive in prims:
                 self.assertEqual(self.old_manifest[name],
                                  primitive[primitives.VERSION])
+                problems += ['today\'s code does not know %s' % key
+                             for key in peer.unknown_keys(
+                                 primitive,
+                                 base.ResobjObjectRegistry.obj_classes())]
                 wire = jsonutils.loads(jsonutils.dumps(primitive))
                 loaded = base.ResobjObject.obj_from_primitive(wire)
                 problems += primitives.differences(
                     primitive, loaded.obj_to_primitive())
         self.assertEqual([], problems[:20])
+
+    def test_n_minus_1_names_every_key_it_does_not_know(self):
+        # What a forgotten backport sends: a field the N-1 version lacks,
+        # in a child too, and an envelope key no release writes.
+        instance = samples.make('Instance').obj_to_primitive(
+            target_version=self.old_manifest['Instance'],
+            version_manifest=self.old_manifest)
+        instance[primitives.DATA]['hostname'] = 'h1'
+        instance[primitives.DATA]['flavor'][primitives.DATA]['zone'] = 'z'
+        instance[primitives.NS + '.extra'] = 1
+        answered = n_minus_1.run('load', stdin=json.dumps(
+            {'Instance': [instance]}))
+        version = self.old_manifest['Instance']
+        self.assertEqual(
+            ['Instance %s (Instance): envelope key resobj_object.extra'
+             % version,
+             'Instance %s (Instance): hostname' % version,
+             'Flavor %s (Instance.flavor): zone'
+             % self.old_manifest['Flavor']],
+            answered['unknown'])
+        # Loading itself still ignores them, as a newer minor needs.
+        self.assertNotIn('error', answered['objects']['Instance'][0])
 
     def test_todays_objects_backported_load_in_n_minus_1(self):
         sent, originals = {}, {}
@@ -110,8 +141,11 @@ class TestObjectsAcrossReleases(test_base.TestCase):
                          sorted(sent))
 
         answered = n_minus_1.run('load', stdin=json.dumps(sent))
-        problems = []
-        for name, prims in sorted(answered.items()):
+        # Every key the N-1 code does not know is a field a backport
+        # forgot to remove (its loading ignores them).
+        problems = ['N-1 does not know %s' % key
+                    for key in answered['unknown']]
+        for name, prims in sorted(answered['objects'].items()):
             for original, wire, back in zip(originals[name], sent[name],
                                             prims):
                 if 'error' in back:

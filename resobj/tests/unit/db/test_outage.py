@@ -15,8 +15,12 @@ import sqlalchemy as sa
 
 from resobj.api import errors
 from resobj.cmd import manage
+from resobj import context as resobj_context
+from resobj.db.backends import mysql
+from resobj.db.backends import postgresql
 from resobj.db import connection_url
 from resobj.db import facade
+from resobj.db import intent
 from resobj.db import outage
 from resobj import exception
 from resobj.tests import base
@@ -198,14 +202,19 @@ class _FakeConnection:
         return self._sock.fileno()
 
 
+def _pair(test):
+    """A fake driver connection and the server's end of its socket."""
+    ours, server = socket.socketpair()
+    test.addCleanup(ours.close)
+    test.addCleanup(server.close)
+    server.settimeout(5)
+    return _FakeConnection(ours), server
+
+
 class TestWatchdog(base.TestCase):
 
     def _pair(self):
-        ours, server = socket.socketpair()
-        self.addCleanup(ours.close)
-        self.addCleanup(server.close)
-        server.settimeout(5)
-        return _FakeConnection(ours), server
+        return _pair(self)
 
     def test_a_connection_waiting_too_long_is_shut_down(self):
         dog = outage.Watchdog(0.2)
@@ -245,3 +254,110 @@ class TestWatchdog(base.TestCase):
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         self.assertEqual(0, os.waitstatus_to_exitcode(status))
+
+
+class TestRequestDeadline(base.TestCase):
+    """An API request's deadline bounds its waits on the server."""
+
+    def _pair(self):
+        return _pair(self)
+
+    def test_watchdog_cuts_at_the_request_deadline(self):
+        dog = outage.Watchdog(30)
+        # A first connection armed with the watchdog's own bound: the
+        # thread sleeps towards it when the second is armed.
+        first, first_server = self._pair()
+        dog.arm(first)
+        conn, server = self._pair()
+        start = time.monotonic()
+        with intent.answer_by(start + 0.3):
+            dog.arm(conn)
+        self.assertEqual(b'', server.recv(1))
+        self.assertLess(time.monotonic() - start, 3)
+        first_server.settimeout(0.2)
+        self.assertRaises(socket.timeout, first_server.recv, 1)
+
+    def test_a_later_request_deadline_leaves_the_bound(self):
+        dog = outage.Watchdog(0.2)
+        conn, server = self._pair()
+        with intent.answer_by(time.monotonic() + 60):
+            dog.arm(conn)
+        start = time.monotonic()
+        self.assertEqual(b'', server.recv(1))
+        self.assertLess(time.monotonic() - start, 3)
+
+    def test_connect_timeouts_are_cut_to_the_time_left(self):
+        breaker = outage.Breaker(mysql._connect_within)
+        cparams = {'connect_timeout': 5, 'read_timeout': 35,
+                   'write_timeout': 35, 'charset': 'utf8mb4'}
+        self.assertEqual((cparams, False),
+                         breaker._within_deadline(cparams, _DBAPI))
+        with intent.answer_by(time.monotonic() + 60):
+            self.assertEqual((cparams, False),
+                             breaker._within_deadline(cparams, _DBAPI))
+        with intent.answer_by(time.monotonic() + 12.5):
+            self.assertEqual(
+                ({'connect_timeout': 5, 'read_timeout': 12,
+                  'write_timeout': 12, 'charset': 'utf8mb4'}, True),
+                breaker._within_deadline(cparams, _DBAPI))
+        with intent.answer_by(time.monotonic() + 3.5):
+            self.assertEqual(
+                ({'connect_timeout': 3}, False),
+                outage.Breaker(postgresql._connect_within)._within_deadline(
+                    {'connect_timeout': '5'}, _DBAPI))
+        with intent.answer_by(time.monotonic() + 0.9):
+            self.assertRaises(_DBAPI.OperationalError,
+                              breaker._within_deadline, cparams, _DBAPI)
+
+    def test_answer_by_keeps_the_outer_deadline(self):
+        self.assertIsNone(intent.deadline())
+        with intent.answer_by(10.0):
+            with intent.answer_by(20.0):
+                self.assertEqual(10.0, intent.deadline())
+            with intent.answer_by(None):
+                self.assertEqual(10.0, intent.deadline())
+        self.assertIsNone(intent.deadline())
+
+
+class _DBAPI:
+    class OperationalError(Exception):
+        pass
+
+
+class TestLateRequest(base.TestCase):
+    """A request past its deadline does not wait on the database at all."""
+
+    def setUp(self):
+        super().setUp()
+        # As facade.configure sets it from the defaults.
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.db.facade._stall_seconds', 35))
+
+        @facade.reader
+        def read(context):
+            raise AssertionError('the database was reached')
+        self.read = read
+
+    def test_late_request_is_503_before_the_database(self):
+        ctx = resobj_context.RequestContext(arrived=time.monotonic() - 36)
+        exc = self.assertRaises(exception.DatabaseUnavailable,
+                                self.read, ctx)
+        self.assertEqual(
+            "The database is unavailable: no answer from the database "
+            "within the request's time limit", str(exc))
+        self.assertIn('the request arrived 36.', exc.kwargs['cause'])
+        self.assertEqual(503, errors.from_exception(exc).status)
+
+    def test_deadline_counts_from_arrival(self):
+        arrived = time.monotonic() - 5
+        self.assertEqual(arrived + 35, facade._deadline(
+            (resobj_context.RequestContext(arrived=arrived),)))
+        # Other contexts (services, RPC) have no deadline; neither has a
+        # configuration without a stall bound.
+        self.assertIsNone(facade._deadline(
+            (resobj_context.get_admin_context(),)))
+        self.assertIsNone(facade._deadline(()))
+        self.useFixture(fixtures.MonkeyPatch(
+            'resobj.db.facade._stall_seconds', None))
+        self.assertIsNone(facade._deadline(
+            (resobj_context.RequestContext(arrived=arrived),)))

@@ -1,0 +1,1 @@
+"""hostreport: an example project that builds objects on resobj's."""
