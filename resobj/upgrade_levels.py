@@ -18,6 +18,8 @@ import time
 from oslo_log import log as logging
 
 from resobj import exception
+from resobj import objects
+from resobj.objects import service as service_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -47,6 +49,19 @@ def auto_cap(table, oldest, current):
     if not oldest or oldest >= current:
         return None
     return served_by(table, oldest)
+
+
+def resolve(setting, context, binary, table):
+    """The cap ``setting`` (an ``[upgrade_levels]`` value) asks for now.
+
+    A version, or None, as set; ``auto``: :func:`auto_cap` of the oldest
+    live ``binary`` service, through the API's ``table``.
+    """
+    if setting != AUTO:
+        return setting
+    oldest = objects.Service.get_minimum_version(context, binary)
+    LOG.debug('Oldest live %s service: version %s', binary, oldest)
+    return auto_cap(table, oldest, service_obj.SERVICE_VERSION)
 
 
 class VersionCap:

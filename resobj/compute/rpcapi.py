@@ -26,9 +26,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj import exception
-from resobj import objects
 from resobj.objects import compute_node as cn_obj
-from resobj.objects import service as service_obj
 from resobj import rpc
 from resobj import upgrade_levels
 
@@ -55,13 +53,8 @@ def version_cap(conf, context):
     an older service version than this code; None once none does (or no
     compute service runs at all: nobody older to protect).
     """
-    cap = conf.upgrade_levels.compute
-    if cap != upgrade_levels.AUTO:
-        return cap
-    oldest = objects.Service.get_minimum_version(context, BINARY)
-    LOG.debug('Oldest live compute service: version %s', oldest)
-    return upgrade_levels.auto_cap(SERVICE_VERSION_RPC, oldest,
-                                   service_obj.SERVICE_VERSION)
+    return upgrade_levels.resolve(conf.upgrade_levels.compute, context,
+                                  BINARY, SERVICE_VERSION_RPC)
 
 
 class ComputeAPI:

@@ -18,8 +18,6 @@ import oslo_messaging as messaging
 
 from resobj import context as resobj_context
 from resobj import exception
-from resobj import objects
-from resobj.objects import service as service_obj
 from resobj import rpc
 from resobj import upgrade_levels
 
@@ -40,13 +38,8 @@ def version_cap(conf, context):
     ``auto``: what the oldest live conductor serves while one runs an
     older service version than this code; None once none does.
     """
-    cap = conf.upgrade_levels.conductor
-    if cap != upgrade_levels.AUTO:
-        return cap
-    oldest = objects.Service.get_minimum_version(context, BINARY)
-    LOG.debug('Oldest live conductor: version %s', oldest)
-    return upgrade_levels.auto_cap(SERVICE_VERSION_RPC, oldest,
-                                   service_obj.SERVICE_VERSION)
+    return upgrade_levels.resolve(conf.upgrade_levels.conductor, context,
+                                  BINARY, SERVICE_VERSION_RPC)
 
 
 class ConductorAPI:
