@@ -40,18 +40,23 @@ HEADERS = {'openstack-api-version': 'placement 1.12',
 PORTS = {'postgresql': 5432, 'mysql': 3306}
 
 
-def _start_api(url, code, tmp):
+def start_api(url, code, tmp, workers=1):
+    """A resobj-api on ``url`` (None: SQLite in ``tmp``); (process, URL).
+
+    ``code``: the checkout whose resobj it runs (None: this one's).
+    """
     port = server.free_port()
     conf = os.path.join(tmp, 'resobj.conf')
     with open(conf, 'w') as f:
-        f.write('[DEFAULT]\nstate_dir = %s\n[database]\nconnection = %s\n'
-                % (tmp, url))
+        f.write('[DEFAULT]\nstate_dir = %s\n' % tmp)
+        if url:
+            f.write('[database]\nconnection = %s\n' % url)
     env = dict(os.environ)
     if code:
         env['PYTHONPATH'] = code
     proc = subprocess.Popen(
         [sys.executable, '-m', 'resobj.cmd.api', '--config-file', conf,
-         '--port', str(port), '--workers', '1'],
+         '--port', str(port), '--workers', str(workers)],
         stdout=open(os.path.join(tmp, 'api.log'), 'w'),
         stderr=subprocess.STDOUT, env=env, cwd=code or None)
     base = 'http://127.0.0.1:%d' % port
@@ -89,7 +94,7 @@ def main():
         proxy = tcp_proxy.TCPProxy(url.host or '127.0.0.1',
                                    url.port or PORTS[args.backend])
         proxied = url.set(host='127.0.0.1', port=proxy.port)
-        proc, base = _start_api(
+        proc, base = start_api(
             proxied.render_as_string(hide_password=False), args.code, tmp)
         rp = uuidutils.generate_uuid()
         requests.post(base + '/resource_providers', headers=HEADERS,

@@ -33,14 +33,26 @@ class RequestContext(context.RequestContext):
     """
 
     def __init__(self, *args, read_deleted='no', service_version=None,
-                 arrived=None, **kwargs):
-        # Objects and DB calls pass contexts around explicitly; do not
-        # store each new one in oslo.context's thread-local by default.
-        kwargs.setdefault('overwrite', False)
-        super().__init__(*args, **kwargs)
+                 arrived=None, overwrite=False, **kwargs):
+        # Objects and DB calls pass contexts around explicitly; a new
+        # one is stored in oslo.context's thread-local (which names the
+        # request in each line the thread logs) only when asked. With
+        # overwrite=False, oslo.context would still store it in a thread
+        # that has none stored: the first context a thread ever made
+        # (the admin context of a service's start, the heartbeat's, a
+        # conductor's first message) would then name every line that
+        # thread logs outside a request, forever.
+        self._store_when_made = overwrite
+        super().__init__(*args, overwrite=overwrite, **kwargs)
+        self._store_when_made = True
         self.read_deleted = read_deleted
         self.service_version = service_version
         self.arrived = arrived
+
+    def update_store(self):
+        """Store this context for the thread's log lines (see above)."""
+        if self._store_when_made:
+            super().update_store()
 
     @property
     def read_deleted(self):

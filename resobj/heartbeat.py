@@ -28,6 +28,9 @@ class Heartbeat:
         self.topic = topic
         self.context = resobj_context.get_admin_context()
         self.service = None
+        # Whether the last report failed (the next one that does not
+        # says so).
+        self._failing = False
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='%s-heartbeat' % binary)
@@ -42,27 +45,44 @@ class Heartbeat:
         objects.register_all()
         try:
             self._report()
-        except exception.ResobjException:
+        except exception.ResobjException as exc:
             if strict:
                 raise
-            LOG.warning('%s on %s could not register; retrying at the next '
-                        'report', self.binary, self.conf.host, exc_info=True)
+            self._failed('register', exc)
         self._thread.start()
+
+    def _failed(self, what, exc):
+        """One line: what failed, why, and what happens next.
+
+        No traceback: the database (or the conductor) being away is an
+        event to report, not a fault of this code.
+        """
+        self._failing = True
+        cause = exc.kwargs.get('cause')
+        LOG.warning('%(binary)s on %(host)s could not %(what)s: '
+                    '%(error)s%(cause)s; trying again in %(interval)s s',
+                    {'binary': self.binary, 'host': self.conf.host,
+                     'what': what, 'error': exc,
+                     'cause': ' (%s)' % cause if cause else '',
+                     'interval': self.conf.report_interval})
 
     def _report(self):
         self.service = service_obj.report_alive(
             self.context, self.service, self.conf.host, self.binary,
             topic=self.topic)
+        if self._failing:
+            self._failing = False
+            LOG.info('%s on %s reported itself alive again', self.binary,
+                     self.conf.host)
 
     def _run(self):
         while not self._stopping.wait(self.conf.report_interval):
             try:
                 self._report()
-            except exception.ResobjException:
+            except exception.ResobjException as exc:
                 # The database may be away for a while; the next beat
                 # tries again, and missing beats mark this service down.
-                LOG.warning('%s on %s could not report itself alive',
-                            self.binary, self.conf.host, exc_info=True)
+                self._failed('report itself alive', exc)
 
     def stop(self):
         self._stopping.set()

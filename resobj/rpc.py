@@ -8,6 +8,7 @@ same resobj exceptions on the calling side that the serving side raised.
 
 import functools
 import importlib
+import logging as py_logging
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -75,8 +76,39 @@ class RequestContextSerializer(messaging.Serializer):
         return resobj_context.RequestContext.from_dict(context)
 
 
+# oslo.messaging's RabbitMQ driver logs each failed attempt to reach the
+# broker at ERROR, as if the service had failed; it tries again, and
+# the service goes on. These are its messages for it (its logger and
+# words: no public API names them; functional/test_outage_logs.py cuts
+# a broker link for real and fails if they are no longer recognised).
+_RABBIT_LOGGER = 'oslo.messaging._drivers.impl_rabbit'
+_RABBIT_RETRIES = (
+    'Connection failed: %s (retrying in %s seconds)',
+    '[%(connection_id)s] AMQP server on %(hostname)s:%(port)s is '
+    'unreachable: %(err_str)s. Trying again in %(sleep_time)d seconds.',
+)
+
+
+class _BrokerRetryIsAWarning(py_logging.Filter):
+    """A failed attempt to reach the broker, one warning line."""
+
+    def filter(self, record):
+        if record.levelno == py_logging.ERROR and \
+                record.msg in _RABBIT_RETRIES:
+            record.levelno, record.levelname = py_logging.WARNING, 'WARNING'
+        return True
+
+
+def _quiet_broker_retries():
+    logger = py_logging.getLogger(_RABBIT_LOGGER)
+    if not any(isinstance(f, _BrokerRetryIsAWarning)
+               for f in logger.filters):
+        logger.addFilter(_BrokerRetryIsAWarning())
+
+
 def get_transport(conf):
     """The RPC transport of ``conf``'s ``[DEFAULT] transport_url``."""
+    _quiet_broker_retries()
     return messaging.get_rpc_transport(conf,
                                        allowed_remote_exmods=ALLOWED_EXMODS)
 
@@ -113,14 +145,30 @@ def endpoint_method(fn):
     peer that has it.
     """
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(endpoint, context, *args, **kwargs):
+        # The lines logged while this call is served name the request
+        # the caller sent, and none of the call this thread served
+        # before (oslo.messaging's executor threads serve one call after
+        # another).
+        context.update_store()
         try:
-            return fn(*args, **kwargs)
+            return fn(endpoint, context, *args, **kwargs)
         except exception.ResobjException as exc:
+            if isinstance(exc, exception.DatabaseUnavailable):
+                # The caller gets the error and says what it does; here,
+                # one line, with the driver's words the caller does not
+                # get.
+                LOG.warning('%(method)s: %(error)s (%(cause)s); the '
+                            'caller gets the error',
+                            {'method': fn.__name__, 'error': exc,
+                             'cause': exc.kwargs.get('cause',
+                                                     'no details')})
             sent = for_n_minus_1(exc)
             if sent is exc:
                 raise
             raise sent from exc
+        finally:
+            resobj_context.clear_current()
     return messaging.expected_exceptions(exception.ResobjException)(wrapper)
 
 

@@ -15,9 +15,9 @@ import uuid as uuid_lib
 from resobj.api import errors
 from resobj.api.schemas import common
 
-_UUID_RE = re.compile(
-    r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-    r'[0-9a-fA-F]{12}\Z')
+# A uuid as a body may give it (schemas.common): 32 ASCII hex digits,
+# each dash of the usual five groups optional.
+_UUID_RE = re.compile(common.UUID_PATTERN)
 
 
 def bad_value(detail):
@@ -226,7 +226,15 @@ def uuid(value, what):
 
 
 def canonical_uuid(value):
-    """The form the database stores (lower case, dashed)."""
+    """The form the database stores (lower case, dashed).
+
+    ValueError unless ``value`` is a uuid in a form a body may give
+    (``_UUID_RE``): Python's reading of a uuid also takes ``{...}``,
+    ``urn:uuid:`` and any script's decimal digits (U+FF10, U+0661),
+    which would make a URL path accept what a body refuses.
+    """
+    if not _UUID_RE.match(value):
+        raise ValueError('%r is not a uuid' % value)
     return str(uuid_lib.UUID(value))
 
 

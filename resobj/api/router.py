@@ -21,8 +21,10 @@ from resobj.api.handlers import usage
 from resobj.api import microversion
 
 ROUTES = [
-    ('', {'GET': root.home}),
-    ('/', {'GET': root.home}),
+    # HEAD: the health check of a load balancer that sends HEAD (webob
+    # answers it as GET, without the body).
+    ('', {'GET': root.home, 'HEAD': root.home}),
+    ('/', {'GET': root.home, 'HEAD': root.home}),
     ('/resource_classes', {
         'GET': resource_class.list_resource_classes,
         'POST': resource_class.create_resource_class}),

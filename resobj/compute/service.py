@@ -32,6 +32,10 @@ from resobj import rpc
 
 LOG = logging.getLogger(__name__)
 
+# What an audit meets while the database or the broker is away.
+_UNREACHABLE = (exception.DatabaseUnavailable, exception.DatabaseDeadlock,
+                exception.ConductorTimeout, exception.ConductorUnavailable)
+
 
 def make_driver(conf):
     """The ``[compute] driver`` for this host's node."""
@@ -74,6 +78,13 @@ class ComputeService:
         for tracker in self.trackers.values():
             try:
                 tracker.update_available_resource(self.context)
+            except _UNREACHABLE as exc:
+                # The database or the conductors are away for a while: an
+                # event to report in one line, not a fault of this code.
+                LOG.warning('Audit of node %(node)s failed: %(error)s; the '
+                            'next audit, in %(interval)s s, tries again',
+                            {'node': tracker.nodename, 'error': exc,
+                             'interval': self.conf.compute.audit_interval})
             except exception.ResobjException:
                 # One node's failed audit must not stop the others or the
                 # next round; the error is the operator's to read.

@@ -71,13 +71,16 @@ class ConductorAPI:
                 return rpc.call(cctxt, context, method, **kwargs)
             except messaging.MessagingTimeout:
                 # Carried out or not, nobody can tell: sent again only as
-                # many times as [conductor] call_retries allows.
-                LOG.warning('No conductor answered %(method)s within '
-                            '%(timeout)s s (attempt %(attempt)d of '
-                            '%(attempts)d)',
-                            {'method': method, 'timeout': self.timeout,
-                             'attempt': attempt + 1,
-                             'attempts': self.retries + 1})
+                # many times as [conductor] call_retries allows. After
+                # the last attempt, ConductorTimeout says it, once, to
+                # whoever handles it.
+                if attempt < self.retries:
+                    LOG.warning('No conductor answered %(method)s within '
+                                '%(timeout)s s (attempt %(attempt)d of '
+                                '%(attempts)d); sending it again',
+                                {'method': method, 'timeout': self.timeout,
+                                 'attempt': attempt + 1,
+                                 'attempts': self.retries + 1})
             except messaging.MessageDeliveryFailure as exc:
                 raise exception.ConductorUnavailable(topic=self.topic,
                                                      reason=exc)

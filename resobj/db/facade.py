@@ -28,6 +28,7 @@ from oslo_db.sqlalchemy import enginefacade
 from resobj.db import backends
 from resobj.db import connection_url
 from resobj.db import intent
+from resobj.db import library_logs
 from resobj.db import translate
 from resobj import exception
 
@@ -162,11 +163,37 @@ def transaction_failed(context):
 def _on_engine_create(engine):
     # The last line of defence of forbid(): whatever path led here.
     _check_allowed()
+    library_logs.watch(engine)
     name = engine.dialect.name
     if name in _engine_setups:
         _engine_setups[name](engine)
     else:
         backends.for_dialect(name).set_up_engine(engine, _UNCONFIGURED)
+
+
+class Prerequisite(Exception):
+    """Rows a writer's transaction needs committed before it runs.
+
+    Raised anywhere inside a writer's transaction (however deeply
+    nested the raise), it rolls that transaction back; the outermost
+    writer, which owns the transaction, then calls ``prepare()`` (a
+    writer of its own, committed at once) and runs its function again
+    in a fresh transaction. For rows that must outlive the transaction
+    whatever becomes of it, and that concurrent transactions would
+    otherwise each insert and hold: if the one that inserted such a row
+    rolls back, the others waiting on it fail with it (on MariaDB, as
+    deadlocks). A write that needs none pays nothing.
+    """
+
+    def __init__(self, prepare):
+        super().__init__()
+        self.prepare = prepare
+
+
+# How many Prerequisites one call of a retrying writer prepares before
+# it gives up: a prepared row is needed again only if a concurrent
+# transaction removed it meanwhile.
+PREREQUISITES_PER_CALL = 3
 
 
 def retrying_writer(*retry_on, connection=False):
@@ -181,6 +208,10 @@ def retrying_writer(*retry_on, connection=False):
     transaction it runs once: a retry there could not undo the outer
     transaction's failed statement, so the conflict goes up to whoever
     owns the transaction.
+
+    A Prerequisite raised in the transaction is prepared and the
+    function run again; that spends none of ``max_retries``
+    (PREREQUISITES_PER_CALL bounds it).
 
     ``connection=True`` runs the function on a Core connection
     (``context.connection``) rather than an ORM session: for hot write
@@ -197,15 +228,26 @@ def retrying_writer(*retry_on, connection=False):
         def wrapper(*args, max_retries=10, **kwargs):
             if intent.writes():
                 return transactional(*args, **kwargs)
-            for attempt in range(max_retries + 1):
+            attempt = prepared = 0
+            while True:
                 try:
                     return transactional(*args, **kwargs)
+                except Prerequisite as needed:
+                    # Not a conflict: it spends none of max_retries.
+                    if prepared == PREREQUISITES_PER_CALL:
+                        # Prepared each time, and gone again each time.
+                        raise exception.DatabaseDeadlock(
+                            reason='rows the write needs were removed by '
+                                   'concurrent transactions')
+                    prepared += 1
+                    needed.prepare()
                 except retryable:
                     if attempt == max_retries:
                         raise
+                    attempt += 1
                     # Jitter keeps the losers of one race from colliding
                     # again in lockstep.
-                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+                    time.sleep(random.uniform(0, 0.01 * attempt))
         return wrapper
     return decorator
 

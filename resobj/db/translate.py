@@ -56,6 +56,24 @@ def _is_serialization_failure(exc):
     return orig is not None and _sqlstate(orig) == _PG_SERIALIZATION_FAILURE
 
 
+def _deadlock_under(exc):
+    """The deadlock ``exc`` was raised while handling, or None.
+
+    MariaDB and MySQL roll a deadlock's whole transaction back,
+    savepoints included: SQLAlchemy's rollback to the savepoint the
+    deadlock happened in then fails ("SAVEPOINT ... does not exist"),
+    and that error replaces the deadlock. The transaction lost a race
+    all the same, and is retried as one.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, db_exc.DBDeadlock):
+            return exc
+        exc = exc.__context__
+    return None
+
+
 def _unavailable(exc, what):
     # The cause names the server (host, port): it is for the log and the
     # command line; the message (what an API client sees) only says what
@@ -93,6 +111,9 @@ def translate_errors():
         # lost earlier in it, when something still tries to use it.
         raise _unavailable(exc, 'the connection to the database was lost')
     except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+        deadlock = _deadlock_under(exc.__context__)
+        if deadlock is not None:
+            raise exception.DatabaseDeadlock(reason=_first_line(deadlock))
         if _is_serialization_failure(exc):
             raise exception.DatabaseDeadlock(reason=_first_line(exc))
         if _is_statement_timeout(exc):

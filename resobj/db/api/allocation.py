@@ -47,6 +47,7 @@ connection, not through an ORM session.
 """
 
 import collections
+import functools
 
 import sqlalchemy as sa
 
@@ -458,6 +459,20 @@ def _one_statement_claim(context, requests):
             {row.uuid: row.generation + 1 for row in found})
 
 
+def _missing_owners(requests, ids):
+    """The owners ``requests`` name that :func:`_ids` did not find.
+
+    As keyword arguments of consumer.create_owners.
+    """
+    def unknown(kind, values):
+        return sorted({v for v in values if v is not None} - set(ids[kind]))
+    return {
+        'projects': unknown('project', (r['project_id'] for r in requests)),
+        'users': unknown('user', (r['user_id'] for r in requests)),
+        'types': unknown('type', (r.get('consumer_type')
+                                  for r in requests))}
+
+
 @facade.retrying_writer(exception.ResourceProviderConcurrentUpdateDetected)
 def replace_all(context, requests):
     """Replace the allocations of one or more consumers, atomically.
@@ -477,6 +492,14 @@ def replace_all(context, requests):
     (``max_retries=``). Returns ({consumer uuid: new generation, or None
     when deleted}, {provider uuid: new generation}).
 
+    Projects, users and consumer types the requests name that do not
+    exist yet are created before, in a transaction of their own
+    (a facade.Prerequisite) that commits whatever becomes of the write,
+    as placement creates them: a burst of claims for a new tenant
+    would otherwise each insert the same new project in a transaction
+    that may roll back (a claim refused for capacity), failing the
+    others that wait on that row.
+
     A new consumer's claim is first tried as one statement, where the
     backend allows it (:func:`_one_statement_claim`); when that
     statement writes nothing, the general path below runs in the same
@@ -493,6 +516,10 @@ def replace_all(context, requests):
         # it is and its owners exist.
         create = requests[0]
     ids = _ids(context, requests, create)
+    missing = _missing_owners(requests, ids)
+    if any(missing.values()):
+        raise facade.Prerequisite(functools.partial(
+            consumer_db.create_owners, context, **missing))
     rp_ids, rc_ids = ids['rp'], ids['rc']
     consumers = {}
     rows = []

@@ -16,6 +16,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from resobj.db.api import utils
+from resobj.db import backends
 from resobj.db import facade
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import base
@@ -48,20 +49,48 @@ def _find(context, table, column, value, lock=False):
                            {'value': value})
 
 
+def _insert_if_absent(context, table, column, values):
+    """Insert a row for each of ``values`` that ``table`` lacks.
+
+    One statement; a row a concurrent transaction inserted first is
+    skipped, not an error, and without a savepoint (see
+    resobj.db.backends.mysql.insert_if_absent for why that matters).
+    """
+    connection = context.session.connection()
+    now = base.utcnow()
+    connection.execute(
+        backends.for_dialect(connection.dialect.name).insert_if_absent(
+            table, column),
+        [{column: value, 'created_at': now} for value in sorted(values)])
+
+
 def _get_or_create(context, table, column, value):
     """The row whose ``column`` is ``value``, inserted if there is none."""
     row = _find(context, table, column, value)
     if row is not None:
         return row
-    try:
-        # A savepoint: on a duplicate, PostgreSQL would otherwise refuse
-        # the re-read below.
-        with context.session.begin_nested():
-            utils.insert(context, table, {column: value})
-    except db_exc.DBDuplicateEntry:
-        # A concurrent request inserted it between our read and insert.
-        pass
+    _insert_if_absent(context, table, column, [value])
     return _find(context, table, column, value, lock=True)
+
+
+@facade.writer
+def create_owners(context, projects=(), users=(), types=()):
+    """Make sure these projects, users and consumer types exist.
+
+    External ids and type names; each table takes one statement, and
+    rows that exist already (or that a concurrent writer inserts first)
+    are skipped. For a write that found its consumer's owners missing:
+    run on its own, this transaction commits at once, so its rows
+    outlive the write's transaction whatever becomes of it (a claim
+    refused for capacity), as placement creates them; concurrent
+    writes naming the same new tenant then wait on a row that is
+    committed at once, never on one that is rolled back under them.
+    """
+    for table, column, values in ((_PROJECTS, 'external_id', projects),
+                                  (_USERS, 'external_id', users),
+                                  (_TYPES, 'name', types)):
+        if values:
+            _insert_if_absent(context, table, column, set(values))
 
 
 @facade.writer
@@ -227,10 +256,16 @@ def destroy(context, consumer_id):
     if uuid is None:
         raise exception.ConsumerNotFound(key='id=%s' % consumer_id)
     try:
-        utils.execute(context, sa.delete(_CONSUMERS).where(
-            _CONSUMERS.c.id == consumer_id))
+        deleted = utils.execute(context, sa.delete(_CONSUMERS).where(
+            _CONSUMERS.c.id == consumer_id)).rowcount
     except db_exc.DBReferenceError:
         raise exception.ConsumerInUse(uuid=uuid)
+    if not deleted:
+        # Deleted by a concurrent transaction since the read above: on
+        # MySQL's REPEATABLE READ that read repeats this transaction's
+        # snapshot, which predates the other's commit; the DELETE reads
+        # the latest committed row. Only one of the deleters deleted it.
+        raise exception.ConsumerNotFound(key='id=%s' % consumer_id)
 
 
 @facade.writer

@@ -3,6 +3,7 @@
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql as mysql_dialect
 
 from resobj.db import outage
 from resobj import exception
@@ -143,6 +144,24 @@ def unlock_schema(connection):
 # (resobj.db.api.allocation runs its writes as statements of their own
 # here).
 WRITES_IN_WITH = False
+
+
+@functools.cache
+def insert_if_absent(table, key):
+    """An INSERT into ``table`` that skips a row whose ``key`` exists.
+
+    ``key`` names a unique column. A no-op ON DUPLICATE KEY UPDATE, not
+    INSERT IGNORE: IGNORE would also turn errors other than the
+    duplicate into warnings, and its shared lock on the duplicate is
+    what lets InnoDB deadlock the waiters of a row whose inserter rolled
+    back (each holds the shared lock the others' inserts need). This
+    statement waits for an exclusive one instead, so the waiters queue.
+    No savepoint is needed: MariaDB ends the whole transaction on a
+    deadlock, savepoints included, and rolling back to one then fails
+    in place of the deadlock.
+    """
+    return mysql_dialect.insert(table).on_duplicate_key_update(
+        {key: table.c[key]})
 
 
 # Statements ----------------------------------------------------------

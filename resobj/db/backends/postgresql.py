@@ -254,6 +254,19 @@ def unlock_schema(connection):
 WRITES_IN_WITH = True
 
 
+@functools.cache
+def insert_if_absent(table, key):
+    """An INSERT into ``table`` that skips a row whose ``key`` exists.
+
+    ``key`` names a unique column. A row a concurrent transaction is
+    inserting waits for it: skipped if that one commits, inserted if it
+    rolls back. No savepoint is needed, so nothing is left to roll back
+    when the statement loses a race.
+    """
+    return postgresql.insert(table).on_conflict_do_nothing(
+        index_elements=[key])
+
+
 # Statements ----------------------------------------------------------
 #
 # How id lists are bound and which statement variants the candidate

@@ -5,6 +5,7 @@ import json
 import sqlite3
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from resobj.db import intent
 from resobj.search import strategy as search_strategy
@@ -179,6 +180,17 @@ def unlock_schema(connection):
 # SQLite's WITH clauses hold SELECTs only (resobj.db.api.allocation
 # runs its writes as statements of their own here).
 WRITES_IN_WITH = False
+
+
+@functools.cache
+def insert_if_absent(table, key):
+    """An INSERT into ``table`` that skips a row whose ``key`` exists.
+
+    ``key`` names a unique column; SQLite has one writer at a time, so
+    the row cannot be in another transaction's hands.
+    """
+    return sqlite_dialect.insert(table).on_conflict_do_nothing(
+        index_elements=[key])
 
 
 # Statements ----------------------------------------------------------

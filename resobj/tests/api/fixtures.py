@@ -18,6 +18,7 @@ import fixtures
 from gabbi import fixture as gabbi_fixture
 from oslo_db.sqlalchemy import provision
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from resobj.api import app as api_app
 from resobj.api import service
@@ -82,20 +83,31 @@ class AppFixture(fixtures.Fixture):
 
     ``self.app`` is the WSGI application, ``self.conf`` its configuration.
     The schema, standard resource classes and traits exist; nothing else.
+
+    ``url``: an empty database the caller made (for one behind a proxy,
+    resobj.tests.tcp_proxy.proxied_database), instead of a new one;
+    ``self.url`` is the one in use. ``options``: {group or None:
+    {option: value}}, set before the facade is configured.
     """
 
-    def __init__(self, backend_name):
+    def __init__(self, backend_name, url=None, options=None):
         super().__init__()
         self._backend_name = backend_name
+        self.url = url
+        self._options = options or {}
 
     def _setUp(self):
-        database = _Database(self._backend_name)
-        url = database.create()
-        self.addCleanup(database.drop)
+        if self.url is None:
+            database = _Database(self._backend_name)
+            self.url = sa.engine.make_url(database.create())
+            self.addCleanup(database.drop)
+        url = self.url.render_as_string(hide_password=False)
         conf = self.useFixture(
             resobj_fixtures.ConfFixture(service.register_all_opts))
         conf.config(group='database', connection=url)
         conf.config(group='api', auth_strategy='noauth2')
+        for group, values in self._options.items():
+            conf.config(group=group, **values)
         self.conf = conf.conf
         fresh = facade.new_context_manager()
         self.addCleanup(facade.get_context_manager().patch_factory(fresh))

@@ -228,9 +228,11 @@ class TestBadInput(base.TestCase):
         self.assertEqual([], failures, 'of %d requests' % sent)
 
     def _routes(self):
+        # Not HEAD: its answer has no body to name the place (the route's
+        # GET, which HEAD answers as, is checked).
         return [(template, method)
                 for template, methods in router.ROUTES if template
-                for method in methods]
+                for method in methods if method != 'HEAD']
 
     def test_url_variables(self):
         failures, sent = [], 0

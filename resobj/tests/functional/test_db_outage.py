@@ -24,16 +24,9 @@ import sqlalchemy as sa
 import testscenarios
 import webob
 
-from resobj.api import app as api_app
-from resobj.api import service
-from resobj import context as resobj_context
-from resobj.db.api import resource_class as resource_class_db
-from resobj.db.api import trait as trait_db
-from resobj.db import facade
-from resobj.db import models
+from resobj.tests.api import fixtures as api_fixtures
 from resobj.tests import backends
 from resobj.tests import base
-from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests import tcp_proxy
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -112,23 +105,12 @@ class TestDatabaseOutage(base.TestCase):
         super().setUp()
         self.direct_url, self.proxy, proxied = tcp_proxy.proxied_database(
             self, self.backend)
-        conf = self.useFixture(
-            resobj_fixtures.ConfFixture(service.register_all_opts))
-        conf.config(group='database',
-                    connection=proxied.render_as_string(hide_password=False),
-                    connect_timeout=CONNECT_TIMEOUT,
-                    statement_timeout=STATEMENT_TIMEOUT, max_retries=0)
-        conf.config(group='api', auth_strategy='noauth2')
-        fresh = facade.new_context_manager()
-        self.addCleanup(facade.get_context_manager().patch_factory(fresh))
-        self.addCleanup(fresh.dispose_pool)
-        facade.configure(conf.conf)
-        models.BASE.metadata.create_all(facade.get_engine())
-        ctx = resobj_context.get_admin_context()
-        resource_class_db.ensure_sync(ctx)
-        trait_db.ensure_sync(ctx)
+        api = self.useFixture(api_fixtures.AppFixture(
+            self.backend, url=proxied, options={'database': {
+                'connect_timeout': CONNECT_TIMEOUT,
+                'statement_timeout': STATEMENT_TIMEOUT, 'max_retries': 0}}))
         self.rp = uuidutils.generate_uuid()
-        self.claims = _Claims(api_app.make_app(conf.conf), self.rp)
+        self.claims = _Claims(api.app, self.rp)
         resp = self.claims.request('POST', '/resource_providers',
                                    {'name': 'rp', 'uuid': self.rp})
         self.assertEqual(201, resp.status_int, resp.text)

@@ -61,3 +61,20 @@ class TestRequestContext(base.TestCase):
         # Clearing an empty store is harmless.
         context.clear_current()
         self.assertIsNone(oslo_context.get_current())
+
+    def test_a_new_context_is_stored_only_when_asked(self):
+        # oslo.context would store it in a thread that has none stored:
+        # that context (a service's start-up admin context, a
+        # conductor's first message) would then name the thread's every
+        # later line.
+        self.addCleanup(context.clear_current)
+        context.clear_current()
+        context.get_admin_context()
+        context.RequestContext.from_dict({'request_id': 'req-first'})
+        self.assertIsNone(oslo_context.get_current())
+        asked = context.RequestContext(overwrite=True)
+        self.assertIs(asked, oslo_context.get_current())
+        # And a context stored later, on purpose.
+        later = context.get_admin_context()
+        later.update_store()
+        self.assertIs(later, oslo_context.get_current())

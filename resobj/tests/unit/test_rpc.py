@@ -117,7 +117,8 @@ class TestErrorsForN1Peers(_FakeTransportCase):
         # Expected errors are handed to oslo.messaging wrapped; it
         # serialises the class and kwargs of the wrapped one.
         expected = self.assertRaises(messaging.ExpectedException,
-                                     _Endpoint().refuse, None)
+                                     _Endpoint().refuse,
+                                     context.get_admin_context())
         exc = expected.exc_info[1]
         self.assertIs(exception.ConcurrentUpdateDetected, type(exc))
         self.assertEqual(

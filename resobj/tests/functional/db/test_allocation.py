@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from resobj.db.api import allocation as alloc_db
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import resource_class as rc_db
+from resobj.db import facade
 from resobj.db import provider_sql
 from resobj import exception
 from resobj.tests import fixtures as resobj_fixtures
@@ -342,11 +343,11 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         return seen
 
     def test_a_claim_is_one_transaction(self):
-        # A new consumer of new owners, one of known owners, a
-        # replacement of an existing consumer's allocations, and of one
-        # whose generation is not checked.
+        # A new consumer of known owners, a replacement of an existing
+        # consumer's allocations, and of one whose generation is not
+        # checked.
+        self._claim('00000000-0000-0000-0000-00000000000a', None)
         for uuid, generation in (
-                ('00000000-0000-0000-0000-00000000000a', None),
                 ('00000000-0000-0000-0000-00000000000b', None),
                 ('00000000-0000-0000-0000-00000000000b', 1),
                 ('00000000-0000-0000-0000-00000000000b',
@@ -400,6 +401,37 @@ class TestReplaceAllStatements(db_base.DBTestCase):
         self.assertIn('consumer generation conflict', str(exc))
         self.assertEqual({'VCPU': 1, 'MEMORY_MB': 256},
                          fx.usage(self.context, self.rp))
+
+    def test_new_owners_are_committed_first(self):
+        # The claim's transaction finds them missing and rolls back; a
+        # transaction of their own creates them, and the claim runs
+        # again.
+        self.assertEqual(
+            ['begin', 'rollback', 'begin', 'commit', 'begin', 'commit'],
+            self._transactions('00000000-0000-0000-0000-00000000000a', None))
+        # Committed whatever becomes of the claim (as placement does).
+        self.assertRaises(exception.InvalidAllocationCapacityExceeded,
+                          self._claim, '00000000-0000-0000-0000-00000000000b',
+                          None, vcpus=64, project='p2', user='u2',
+                          consumer_type='MIGRATION')
+        self.assertEqual('p2', consumer_db.get_project(self.context,
+                                                       'p2')['external_id'])
+        self.assertEqual('u2', consumer_db.get_user(self.context,
+                                                    'u2')['external_id'])
+
+    def test_new_owners_inside_another_writer(self):
+        # The writer that owns the transaction (here a reshape's, or
+        # this one) creates them first, then runs again.
+        runs = []
+
+        @facade.writer
+        def outer(context):
+            runs.append(1)
+            return self._claim('00000000-0000-0000-0000-00000000000a',
+                               None, project='p3', user='u3')
+
+        generation, _ = outer(self.context)
+        self.assertEqual((1, 2), (generation, len(runs)))
 
     def test_new_consumer_of_new_or_known_owners(self):
         # Each claim makes a new consumer; the owners are new for the

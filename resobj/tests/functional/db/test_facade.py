@@ -1,6 +1,8 @@
 """The facade as configured for real use: embedded SQLite, replica, errors."""
 
+import functools
 import socket
+import threading
 
 import fixtures
 from oslo_db import exception as db_exc
@@ -11,6 +13,7 @@ from resobj import context
 from resobj.db.api import service as service_db
 from resobj.db import facade
 from resobj.db import migration
+from resobj.db.models import consumer as consumer_models
 from resobj import exception
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
@@ -231,6 +234,58 @@ class TestRetryingWriter(base.TestCase):
         self.assertEqual((409, errors.CONCURRENT_UPDATE),
                          (error.status, error.code))
 
+    def test_a_prerequisite_is_prepared_by_the_outermost_writer(self):
+        prepared = []
+        runs = []
+
+        @facade.writer
+        def prepare(context):
+            prepared.append(context.session.connection() is not None)
+
+        @facade.writer
+        def needs(context):
+            runs.append('inner')
+            if not prepared:
+                raise facade.Prerequisite(functools.partial(prepare,
+                                                            context))
+            return 'done'
+
+        @facade.writer
+        def outer(context):
+            runs.append('outer')
+            return needs(context)
+
+        self.assertEqual('done', outer(context.get_admin_context()))
+        # Prepared once, in a transaction of its own, between two runs
+        # of the whole outer transaction.
+        self.assertEqual([True], prepared)
+        self.assertEqual(['outer', 'inner'] * 2, runs)
+
+    def test_a_prerequisite_spends_no_retry(self):
+        prepared = []
+
+        @facade.writer
+        def needs(context):
+            if not prepared:
+                raise facade.Prerequisite(lambda: prepared.append(1))
+            return 'done'
+
+        # Even a writer that may not retry a conflict prepares and runs
+        # again.
+        self.assertEqual('done', needs(context.get_admin_context(),
+                                       max_retries=0))
+
+    def test_a_prerequisite_that_never_holds_gives_up(self):
+        prepared = []
+
+        @facade.writer
+        def needs(context):
+            raise facade.Prerequisite(lambda: prepared.append(1))
+
+        self.assertRaises(exception.DatabaseDeadlock, needs,
+                          context.get_admin_context(), max_retries=50)
+        self.assertEqual(facade.PREREQUISITES_PER_CALL, len(prepared))
+
     def test_inside_another_writer_it_runs_once(self):
         @facade.writer
         def outer(context):
@@ -238,6 +293,66 @@ class TestRetryingWriter(base.TestCase):
 
         self.assertRaises(self.Conflict, outer, context.get_admin_context())
         self.assertEqual(1, len(self.attempts))
+
+
+class TestDeadlockInSavepoint(db_base.DBTestCase):
+    """A real deadlock inside a savepoint is retried as any deadlock.
+
+    MariaDB rolls the deadlock's whole transaction back, savepoint
+    included, so rolling back to the savepoint fails after it; that
+    failure is the deadlock all the same. (SQLite has one writer at a
+    time: no deadlock.)
+    """
+
+    scenarios = [s for s in db_base.BACKEND_SCENARIOS if s[0] != 'sqlite']
+
+    def test_deadlock_in_a_savepoint_is_retried(self):
+        table = consumer_models.Project.__table__
+        ids = [_insert_project(self.context, table, name)
+               for name in ('a', 'b')]
+        barrier = threading.Barrier(2, timeout=60)
+        attempts = []
+        outcomes = []
+
+        @facade.writer
+        def cross(context, first, second):
+            attempts.append(first)
+
+            def touch(row_id):
+                context.session.connection().execute(
+                    sa.update(table).where(table.c.id == row_id)
+                    .values(updated_at=sa.func.now()))
+
+            touch(first)
+            if attempts.count(first) == 1:
+                # Both hold their first row before either asks for its
+                # second: one of them is the deadlock's victim.
+                barrier.wait()
+            with context.session.begin_nested():
+                touch(second)
+
+        def run(first, second):
+            try:
+                cross(context.get_admin_context(), first, second)
+                outcomes.append('done')
+            except Exception as exc:
+                outcomes.append(repr(exc))
+
+        threads = [threading.Thread(target=run, args=pair)
+                   for pair in (ids, ids[::-1])]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        self.assertEqual(['done', 'done'], outcomes)
+        # The victim ran twice.
+        self.assertEqual(3, len(attempts))
+
+
+@facade.writer
+def _insert_project(context, table, name):
+    return context.session.connection().execute(
+        sa.insert(table).values(external_id=name)).inserted_primary_key[0]
 
 
 class _PooledConnections(db_base.DBTestCase):

@@ -1,5 +1,6 @@
 """The conductor RPC client: version caps and failures, named."""
 
+import fixtures
 from oslo_config import cfg
 
 from resobj.conductor import rpcapi
@@ -33,6 +34,7 @@ class TestConductorAPI(base.TestCase):
                       'at 0.9', str(exc))
 
     def test_no_conductor_answering_is_a_named_timeout(self):
+        log = self.useFixture(fixtures.FakeLogger(name='resobj'))
         api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=0.2)
         exc = self.assertRaises(
             exception.ConductorTimeout, api.object_class_action_versions,
@@ -41,8 +43,12 @@ class TestConductorAPI(base.TestCase):
         self.assertIn('No conductor on topic resobj-conductor answered '
                       'object_class_action_versions within 0.2 s, 1 '
                       'time(s) sent', str(exc))
+        # Said once, by whoever handles the error: not logged here too.
+        self.assertEqual('', log.output)
 
     def test_timed_out_calls_are_sent_again_as_configured(self):
+        log = self.useFixture(fixtures.FakeLogger(
+            name='resobj.conductor.rpcapi', format='%(message)s'))
         self.conf.set_override('call_retries', 2, group='conductor')
         api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=0.2)
         sent = []
@@ -64,6 +70,11 @@ class TestConductorAPI(base.TestCase):
             {'Service': '1.4'}, (), {})
         self.assertEqual(3, exc.kwargs['attempts'])
         self.assertEqual(['object_class_action_versions'] * 3, sent)
+        # A warning for each attempt sent again, none for the last.
+        self.assertEqual(
+            ['No conductor answered object_class_action_versions within '
+             '0.2 s (attempt %d of 3); sending it again' % n
+             for n in (1, 2)], log.output.splitlines())
 
     def test_history_names_every_version_up_to_the_current(self):
         self.assertIn('* %s - ' % rpcapi.VERSION, rpcapi.__doc__)
