@@ -175,7 +175,7 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='attribute %s is not lazy-loadable' % attrname)
-        if self._context is None:
+        if self.obj_context is None:
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='no context to load compute_node with')
@@ -185,7 +185,7 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
                 reason='service %s/%s is not a compute service and has no '
                        'compute node' % (self.host, self.binary))
         nodes = compute_node.ComputeNodeList.get_all_by_host(
-            self._context, self.host)
+            self.obj_context, self.host)
         if not nodes:
             raise exception.ComputeNodeNotFound(key='host=%s' % self.host)
         # A compute service may drive several nodes (e.g. bare metal); the
@@ -263,8 +263,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         service runs. Raises ServiceNotFound when the service was
         deleted meanwhile.
         """
-        self._from_db_object(self._context, self, service_db.heartbeat(
-            self._context, self.id, running_version()))
+        self._from_db_object(self.obj_context, self, service_db.heartbeat(
+            self.obj_context, self.id, running_version()))
 
     @base.remotable
     def create(self):
@@ -276,15 +276,15 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         if not self.obj_attr_is_set('version'):
             self.version = running_version()
         values = self._db_values()
-        self._from_db_object(self._context, self,
-                             service_db.create(self._context, values))
+        self._from_db_object(self.obj_context, self,
+                             service_db.create(self.obj_context, values))
 
     @base.remotable
     def save(self):
         values = self._db_values()
         if values:
-            row = service_db.update(self._context, self.id, values)
-            self._from_db_object(self._context, self, row)
+            row = service_db.update(self.obj_context, self.id, values)
+            self._from_db_object(self.obj_context, self, row)
 
     def _db_values(self):
         values = self.obj_get_db_changes()
@@ -296,8 +296,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     @base.remotable
     def destroy(self):
         # The deleted row: the caller's object shows deleted and deleted_at.
-        self._from_db_object(self._context, self,
-                             service_db.destroy(self._context, self.id))
+        self._from_db_object(self.obj_context, self,
+                             service_db.destroy(self.obj_context, self.id))
 
 
 def report_alive(context, service, host, binary, topic=None):

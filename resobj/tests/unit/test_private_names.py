@@ -48,6 +48,12 @@ PUBLIC = {'_fields', '_asdict', '_replace', '_make', '_field_defaults',
 # context (objects/resource_class.py).
 OWN_ON_OTHERS = {'_resource_class_cache'}
 
+# Private attributes a library's base class keeps on resobj's own
+# objects. Read through ``self`` they look like resobj's own, so they are
+# named here and refused through ``self`` too: oslo.versionedobjects'
+# request context, which ``obj_context`` reads publicly.
+INHERITED = {'_context'}
+
 _ATTRIBUTE_FUNCTIONS = ('getattr', 'hasattr', 'setattr', 'delattr')
 
 
@@ -97,6 +103,13 @@ def private_names_used(tree):
     return names
 
 
+def inherited_names_used(tree):
+    """The INHERITED private names ``tree`` uses through ``self``."""
+    return {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in INHERITED
+            and _is_self(node.value)}
+
+
 def violations(trees, wrappers=None):
     """{module: sorted private names of others it uses}.
 
@@ -111,7 +124,8 @@ def violations(trees, wrappers=None):
         allowed = wrappers.get(module, set())
         if allowed is None:
             continue
-        names = private_names_used(tree) - own - allowed
+        names = (private_names_used(tree) - own - allowed) | (
+            inherited_names_used(tree) - allowed)
         if names:
             found[module] = sorted(names)
     return found
@@ -148,13 +162,23 @@ class TestPrivateNames(base.TestCase):
              'c': ['_pre_ping']},
             violations(trees, wrappers={'wrapper': None}))
 
+    def test_checker_catches_a_base_classs_private_use_through_self(self):
+        trees = _parse(
+            a='class A(base.ResobjObject):\n'
+              '    def save(self):\n'
+              '        db.save(self._context, self.id)\n',
+            wrapper='def set_context(obj, context):\n'
+                    '    obj._context = context\n')
+        self.assertEqual({'a': ['_context']},
+                         violations(trees, wrappers={'wrapper': None}))
+
     def test_checker_leaves_resobjs_own_names_alone(self):
         trees = _parse(
             a='class A:\n'
               '    def __init__(self):\n'
               '        self._seen = set()\n'
               '    def _check(self):\n'
-              '        return self._context, self.__dict__\n',
+              '        return self._seen, self.__dict__\n',
             b='def f(a, row, point):\n'
               '    a._check()\n'
               '    return a._seen, row._mapping, point._replace(x=1)\n',
