@@ -11,6 +11,8 @@ import copy
 from oslo_context import context
 from oslo_db.sqlalchemy import enginefacade
 
+from resobj import _oslo_context
+
 _READ_DELETED = ('no', 'yes', 'only')
 
 
@@ -21,14 +23,19 @@ class RequestContext(context.RequestContext):
     ``read_deleted`` is ``'no'`` (hide soft-deleted rows), ``'yes'`` (show
     every row) or ``'only'`` (show only soft-deleted rows).
 
+    ``service_version`` is the service version of the code that sent this
+    context over RPC, as that code said (None: not said, or not received
+    over RPC). A node's calls to a conductor say it, so that the Service
+    record the conductor writes for it carries its own version.
+
     ``arrived``: for the context of an API request, when the request
     arrived whole at the server (a ``time.monotonic()`` value); the
     database layer bounds its waits on the server from then. None
     otherwise. It stays in this process: ``to_dict`` leaves it out.
     """
 
-    def __init__(self, *args, read_deleted='no', arrived=None,
-                 overwrite=False, **kwargs):
+    def __init__(self, *args, read_deleted='no', service_version=None,
+                 arrived=None, overwrite=False, **kwargs):
         # Objects and DB calls pass contexts around explicitly; a new
         # one is stored in oslo.context's thread-local (which names the
         # request in each line the thread logs) only when asked. With
@@ -41,6 +48,7 @@ class RequestContext(context.RequestContext):
         super().__init__(*args, overwrite=overwrite, **kwargs)
         self._store_when_made = True
         self.read_deleted = read_deleted
+        self.service_version = service_version
         self.arrived = arrived
 
     def update_store(self):
@@ -74,11 +82,16 @@ class RequestContext(context.RequestContext):
     def to_dict(self):
         values = super().to_dict()
         values['read_deleted'] = self.read_deleted
+        if self.service_version is not None:
+            # A key older code's from_dict ignores, as it does every key
+            # it does not know.
+            values['service_version'] = self.service_version
         return values
 
     @classmethod
     def from_dict(cls, values, **kwargs):
         kwargs.setdefault('read_deleted', values.get('read_deleted', 'no'))
+        kwargs.setdefault('service_version', values.get('service_version'))
         return super().from_dict(values, **kwargs)
 
 
@@ -89,13 +102,10 @@ def clear_current():
     for that thread (``update_store``, or a context created with
     ``overwrite=True``); a request served by a pooled thread clears it
     when it ends, so the thread's next lines never name that request.
-    oslo.context offers no public way to forget it: this is the one
-    place that reaches into its store (``resobj/tests/unit/
-    test_context.py`` fails if that stops working).
+    oslo.context offers no public way to forget it (see
+    :func:`resobj._oslo_context.forget_current`).
     """
-    store = context._request_store
-    if getattr(store, 'context', None) is not None:
-        del store.context
+    _oslo_context.forget_current()
 
 
 def get_admin_context(read_deleted='no'):

@@ -12,7 +12,7 @@ import logging as py_logging
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
-from oslo_messaging import conffixture
+from oslo_messaging import opts as messaging_opts
 
 from resobj import context as resobj_context
 from resobj import exception
@@ -32,13 +32,29 @@ SENT_AS_BASE = 'resobj_error_class'
 def register_opts(conf):
     """Register every oslo.messaging option group on ``conf``.
 
-    oslo.messaging registers some of its groups (metrics, tracing) only on
-    its global ``cfg.CONF``, and a call on a private ``ConfigOpts``
-    without them fails with NoSuchOptError. Its ConfFixture registers them
-    all on the conf it is given, and does nothing else until it is used
-    as a fixture, which it is not here.
+    The groups of oslo.messaging's public option listing (the one its
+    sample configuration generator reads), plus the two it registers only
+    on its global ``cfg.CONF`` (:func:`_unlisted_opts`): a transport or
+    server on a private ``ConfigOpts`` without them fails with
+    NoSuchOptError.
     """
-    conffixture.ConfFixture(conf)
+    for group, opts in messaging_opts.list_opts() + _unlisted_opts():
+        conf.register_opts(opts, group=group)
+
+
+def _unlisted_opts():
+    """[(group, options)] oslo.messaging reads but ``list_opts`` leaves out.
+
+    The metrics and tracing options are defined in private modules and
+    registered on the library's global configuration at import; nothing
+    public names them. The one private use of oslo.messaging's options
+    (resobj/tests/unit/test_rpc.py fails if it stops matching what the
+    library registers).
+    """
+    from oslo_messaging._metrics import client as metrics
+    from oslo_messaging._tracing import client as tracing
+    return [('oslo_messaging_metrics', metrics.oslo_messaging_metrics),
+            ('oslo_messaging_tracing', tracing.oslo_messaging_tracing)]
 
 
 class RequestContextSerializer(messaging.Serializer):
@@ -180,10 +196,11 @@ def prepare(client, api, method, version, cap, **options):
     (``cap``) rules that version out: nothing is sent. ``options`` go to
     ``client.prepare`` (a ``server``, for instance).
     """
-    if not client.can_send_version(version):
+    cctxt = client.prepare(version=version, version_cap=cap, **options)
+    if not cctxt.can_send_version(version):
         raise exception.RPCVersionCapped(api=api, method=method,
                                          version=version, cap=cap)
-    return client.prepare(version=version, **options)
+    return cctxt
 
 
 def call(cctxt, context, method, **kwargs):

@@ -36,17 +36,30 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog=PROG, description='Serve the placement-compatible resobj API '
         'with gunicorn, creating or upgrading the database schema first.',
-        epilog='oslo.config options: --config-file PATH, --config-dir DIR '
-        '(default: resobj.conf in the usual places); see the '
+        epilog='Every other setting is in the configuration files: see the '
         'configuration reference for the [api] and [database] options.')
-    parser.add_argument('--host', help='override [api] host')
-    parser.add_argument('--port', type=int, help='override [api] port')
+    parser.add_argument('--config-file', metavar='PATH', action='append',
+                        help='a configuration file to read; repeat it for '
+                             'several, later ones winning (default: '
+                             'resobj.conf in ~/.resobj, ~/, /etc/resobj and '
+                             '/etc)')
+    parser.add_argument('--config-dir', metavar='DIR', action='append',
+                        help='a directory whose *.conf files are read after '
+                             'the --config-file ones (default: resobj.conf.d '
+                             'in the same places)')
+    parser.add_argument('--host', help='the address to listen on (default: '
+                                       '[api] host, 127.0.0.1)')
+    parser.add_argument('--port', type=int,
+                        help='the TCP port to listen on (default: [api] '
+                             'port, 8778)')
     parser.add_argument('--workers', type=int,
-                        help='override [api] workers')
+                        help='worker processes (default: [api] workers, 2)')
     parser.add_argument('--daemon', action='store_true',
                         help='detach and keep serving in the background; '
                              'the pid and log files are in the state '
-                             'directory')
+                             'directory (default: serve in the foreground)')
+    parser.add_argument('--version', action='version',
+                        version=version.version_option())
     return parser
 
 
@@ -113,13 +126,20 @@ def _log_path(conf):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     overrides, rest = _parser().parse_known_args(argv)
+    # The files go to oslo.config, in their order, as it would have read
+    # them itself.
+    files = []
+    for option in ('config_file', 'config_dir'):
+        for path in getattr(overrides, option) or ():
+            files += ['--' + option.replace('_', '-'), path]
+    rest = files + rest
     # alembic narrates every migration step at INFO; one line says where
     # the service runs.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()
                          + ['alembic=WARN'])
     try:
         conf = service.load_conf(None, rest,
-                                 version=version.version_string())
+                                 version=version.version_option())
     except cfg.Error as exc:
         print('%s: error: %s' % (PROG, str(exc).splitlines()[0]),
               file=sys.stderr)
@@ -151,7 +171,7 @@ def main(argv=None):
     # The master's pooled connections must not leak into the workers.
     service.before_serving()
     print('%s %s: serving on http://%s:%d with %d workers, %s auth, '
-          'database %s' % (PROG, version.version_string(), conf.api.host,
+          'database %s' % (PROG, version.describe(), conf.api.host,
                            conf.api.port, conf.api.workers,
                            conf.api.auth_strategy,
                            connection_url.database_url(conf).render_as_string(

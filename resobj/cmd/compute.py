@@ -18,11 +18,23 @@ from resobj import rpc
 from resobj import version
 
 PROG = 'resobj-compute'
+DESCRIPTION = ('Run the resource trackers of one compute host ([DEFAULT] '
+               'host) and serve the compute RPC API to its peers.')
 
 
 def main(argv=None):
-    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv)
+    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv,
+                           DESCRIPTION)
     if conf is None:
+        return 1
+    if conf.conductor.use_local and not conf.database.connection:
+        # Otherwise it would create an embedded database of its own,
+        # without the cloud's services or nodes.
+        print('%s: error: no database access is configured: set '
+              '[conductor] use_local = false (with [DEFAULT] transport_url) '
+              'to reach the database through resobj-conductor, or '
+              '[database] connection to use one directly' % PROG,
+              file=sys.stderr)
         return 1
     try:
         transport = rpc.get_transport(conf)
@@ -38,7 +50,7 @@ def main(argv=None):
         print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 1
     return serve.run(compute, '%s %s: serving topic %s as %s, nodes %s, %s'
-                     % (PROG, version.version_string(), conf.compute.topic,
+                     % (PROG, version.describe(), conf.compute.topic,
                         conf.host, ', '.join(n for _, n in compute.trackers),
                         where))
 

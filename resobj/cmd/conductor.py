@@ -17,10 +17,13 @@ from resobj import exception
 from resobj import version
 
 PROG = 'resobj-conductor'
+DESCRIPTION = ('Run object methods for the services without database '
+               'access (compute hosts) over RPC.')
 
 
 def main(argv=None):
-    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv)
+    conf = serve.load_conf(PROG, sys.argv[1:] if argv is None else argv,
+                           DESCRIPTION)
     if conf is None:
         return 1
     try:
@@ -35,7 +38,7 @@ def main(argv=None):
         return 1
     return serve.run(conductor, '%s %s: serving topic %s as %s, schema %s, '
                      'database %s' % (
-                         PROG, version.version_string(),
+                         PROG, version.describe(),
                          conf.conductor.topic, conf.host, revision,
                          connection_url.database_url(conf).render_as_string(
                              hide_password=True)))

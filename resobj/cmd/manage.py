@@ -32,6 +32,9 @@ from resobj import version
 
 LOG = logging.getLogger(__name__)
 PROG = 'resobj-manage'
+DESCRIPTION = ('Manage a resobj database: its schema, online data '
+               'migrations, object fingerprints, capacity and candidate '
+               'queries.')
 
 
 def db_sync(conf):
@@ -287,7 +290,8 @@ def _add_parsers(subparsers):
         help='rewrite rows left in old formats, in batches; exit 0 when '
              'all is done, 1 when work remains, 2 on errors')
     parser.add_argument('--max-count', type=int, metavar='N',
-                        help='migrate at most N rows in all')
+                        help='migrate at most N rows in all (default: '
+                             'every row left)')
     parser.set_defaults(func=db_online_data_migrations)
 
     parser = subparsers.add_parser(
@@ -295,7 +299,8 @@ def _add_parsers(subparsers):
         help='capacity and usage per provider, and the cloud totals, '
              'counting shared providers once')
     parser.add_argument('--format', choices=('table', 'json'),
-                        default='table')
+                        default='table',
+                        help='a table to read, or JSON (default: table)')
     parser.set_defaults(func=capacity)
 
     candidates = subparsers.add_parser('candidates',
@@ -317,9 +322,10 @@ def _add_parsers(subparsers):
                              'microversion (default: the newest)')
     parser.add_argument('--closest', type=int, default=3, metavar='N',
                         help='name N providers that came closest, for a '
-                             'group no provider passes')
+                             'group no provider passes (default: 3)')
     parser.add_argument('--format', choices=('text', 'json'),
-                        default='text')
+                        default='text',
+                        help='text to read, or JSON (default: text)')
     parser.set_defaults(func=candidates_explain)
 
     objs = subparsers.add_parser('objects', help='versioned objects')
@@ -333,12 +339,15 @@ def _add_parsers(subparsers):
         help='the fingerprints to pin downstream, as JSON by default; '
              'with --check, compare them with pinned ones')
     parser.add_argument('--format', choices=('json', 'table'),
-                        default='json')
+                        default='json',
+                        help='JSON to pin, or a table to read (default: '
+                             'json)')
     parser.add_argument(
         '--check', metavar='FILE',
         help='compare with the fingerprints pinned in FILE (this command\'s '
              'JSON): exit 0 when none changed, 1 with a table of the '
-             'changes and what to do, 2 when FILE cannot be read')
+             'changes and what to do, 2 when FILE cannot be read (default: '
+             'print them)')
     parser.set_defaults(func=objects_fingerprints)
 
 
@@ -369,7 +378,8 @@ def main(argv=None):
     conf.set_default('statement_timeout', 0, group='database')
     try:
         conf(sys.argv[1:] if argv is None else argv, project='resobj',
-             prog=PROG, version=version.version_string())
+             prog=PROG, version=version.version_option(),
+             description=DESCRIPTION)
     except cfg.Error as exc:
         return _fail(str(exc).splitlines()[0])
     logging.setup(conf, 'resobj')

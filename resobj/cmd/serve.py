@@ -17,13 +17,16 @@ from resobj import exception
 from resobj import version
 
 
-def load_conf(prog, argv):
-    """A parsed, checked configuration, or an error line and None."""
+def load_conf(prog, argv, description):
+    """A parsed, checked configuration, or an error line and None.
+
+    ``description`` is the one line ``--help`` says of the command.
+    """
     conf = cfg.ConfigOpts()
     options.register_all(conf)
     try:
         conf(list(argv), project='resobj', prog=prog,
-             version=version.version_string())
+             version=version.version_option(), description=description)
         options.check(conf)
     except cfg.Error as exc:
         print('%s: error: %s' % (prog, str(exc).splitlines()[0]),

@@ -48,6 +48,7 @@ from resobj.db import facade
 from resobj.db import migration as db_migration
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
+from resobj import version
 
 PROG = 'resobj-sim'
 
@@ -61,22 +62,45 @@ FLAVORS = (
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split(
-        '\n\n')[0])
-    parser.add_argument('--nodes', type=int, default=5)
-    parser.add_argument('--ops', type=int, default=500)
-    parser.add_argument('--seed', type=int, default=1)
-    parser.add_argument('--url', help='placement-compatible service URL')
-    parser.add_argument('--database', help='database URL for the objects '
-                        '(required with --url)')
+    parser = argparse.ArgumentParser(
+        prog=PROG, description='Run fake compute nodes with resource '
+        'trackers under random load and check that placement agrees with '
+        'their accounting.', epilog='Exits 1 when placement and a tracker '
+        'disagree, or on an unexpected error.')
+    parser.add_argument('--nodes', type=int, default=5,
+                        help='fake compute nodes to run (default: 5)')
+    parser.add_argument('--ops', type=int, default=500,
+                        help='random operations to run: boots, deletes, '
+                             'resizes, migrations (default: 500)')
+    parser.add_argument('--seed', type=int, default=1,
+                        help='seed of the random operations; the same seed '
+                             'runs the same operations (default: 1)')
+    parser.add_argument('--url',
+                        help='a running placement-compatible service to '
+                             'report to over HTTP (default: start '
+                             'resobj-api on a temporary SQLite database)')
+    parser.add_argument('--database',
+                        help='the database URL of the objects (instances, '
+                             'migrations, nodes); required with --url, '
+                             'the database that service uses (default: the '
+                             'temporary SQLite database)')
     parser.add_argument('--in-process', action='store_true',
-                        help='no HTTP: report through the objects')
+                        help='no HTTP: report through the objects in this '
+                             'process (default: over HTTP)')
     parser.add_argument('--shared-every', type=int, default=3,
-                        help='every Nth node uses the shared Ceph-like pool')
+                        help='every Nth node draws its disk from a shared '
+                             'Ceph-like pool; 0 for none (default: 3)')
     parser.add_argument('--audit-every', type=int, default=25,
-                        help='operations between a node\'s audits')
-    parser.add_argument('--api-workers', type=int, default=2)
-    parser.add_argument('--verbose', action='store_true')
+                        help='operations between two audits of a node '
+                             '(default: 25)')
+    parser.add_argument('--api-workers', type=int, default=2,
+                        help='worker processes of the resobj-api it starts '
+                             '(default: 2)')
+    parser.add_argument('--verbose', action='store_true',
+                        help='log each operation (default: warnings and '
+                             'errors only)')
+    parser.add_argument('--version', action='version',
+                        version=version.version_option())
     return parser
 
 

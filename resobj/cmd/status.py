@@ -3,7 +3,8 @@
 ``resobj-status upgrade check`` runs the checks of :class:`Checks` with
 oslo.upgradecheck, which prints their results as a table (as JSON with
 ``--json``) and exits with the worst result's code: 0 success, 1
-warning, 2 failure. The checks only read. An error that stops them
+warning, 2 failure; the table is followed by every service with its
+version and state. The checks only read. An error that stops them
 (bad configuration, a database that cannot be reached) ends with one
 line on stderr and exit status 255, oslo.upgradecheck's status for a
 check that raised; ``--debug`` adds the traceback.
@@ -27,9 +28,14 @@ from resobj.db import migration
 from resobj.db import online_migrations
 from resobj import exception
 from resobj.objects import service as service_obj
+from resobj import upgrade_levels
+from resobj import version
 
 LOG = logging.getLogger(__name__)
 PROG = 'resobj-status'
+DESCRIPTION = ('Check whether the cloud is ready for the next upgrade step '
+               '("upgrade check"), and list its services with their '
+               'versions.')
 
 # What oslo.upgradecheck returns when a check raises, "so it's not
 # confused with the upgrade check exit codes".
@@ -59,6 +65,20 @@ def _services(rows):
     if len(rows) > NAMED:
         names.append('and %d more' % (len(rows) - NAMED))
     return ', '.join(names)
+
+
+def _state(row):
+    """'up', 'down since ...', 'forced down'; and 'disabled'."""
+    if row.forced_down:
+        state = 'forced down'
+    elif not row.live:
+        state = 'down (last report %s)' % row.last_seen_up.strftime(
+            '%Y-%m-%d %H:%M:%S')
+    elif row.last_seen_up is None:
+        state = 'up (never reported)'
+    else:
+        state = 'up'
+    return state + (', disabled' if row.disabled else '')
 
 
 class Checks(upgradecheck.UpgradeCommands):
@@ -98,23 +118,26 @@ class Checks(upgradecheck.UpgradeCommands):
         return None
 
     def _check_schema(self):
+        # Which database was read, first: the embedded one, read for
+        # want of a configuration file, must not pass for the cloud's.
+        checked = 'Checked %s.' % connection_url.display(self.conf)
         current, head, newer = self._schema()
         if current is None:
-            return _result(FAILURE, 'The database has no schema. Run '
-                           '"resobj-manage db sync".')
+            return _result(FAILURE, checked, 'The database has no schema. '
+                           'Run "resobj-manage db sync".')
         if newer:
             return _result(
-                FAILURE, 'The database is at revision %s, which this '
-                'release does not know (its newest is %s): a newer '
+                FAILURE, checked, 'The database is at revision %s, which '
+                'this release does not know (its newest is %s): a newer '
                 'release has upgraded it. Run that release\'s '
                 'resobj-status.' % (current, head))
         if current != head:
             return _result(
-                FAILURE, 'The database is at revision %s; this release '
-                'needs %s. Run "resobj-manage db sync" with this release '
-                'before starting its services.' % (current, head))
-        return _result(SUCCESS, 'At revision %s, the newest this release '
-                       'knows.' % head)
+                FAILURE, checked, 'The database is at revision %s; this '
+                'release needs %s. Run "resobj-manage db sync" with this '
+                'release before starting its services.' % (current, head))
+        return _result(SUCCESS, checked, 'At revision %s, the newest this '
+                       'release knows.' % head)
 
     def _check_online_migrations(self):
         skipped = self._not_checked(needs_head=True)
@@ -165,16 +188,18 @@ class Checks(upgradecheck.UpgradeCommands):
                 'that are gone.'
                 % (len(dead), OLDEST_SUPPORTED_SERVICE_VERSION,
                    self.conf.service_down_time, _services(dead)))
+        previous = [r for r in old if r.live and
+                    r.version >= OLDEST_SUPPORTED_SERVICE_VERSION]
+        if previous:
+            details.append(
+                '%d live services still run the previous release\'s '
+                'service version %d: %s. They run beside this release '
+                '(with [upgrade_levels] caps, or auto, on the services '
+                'that call them); upgrade them to finish the upgrade.'
+                % (len(previous), OLDEST_SUPPORTED_SERVICE_VERSION,
+                   _services(previous)))
         if details:
             return _result(FAILURE if live else WARNING, *details)
-        previous = [r for r in old if r.live]
-        if previous:
-            return _result(
-                SUCCESS, 'Every live service runs version %d or %d; %d of '
-                'them still run %d: %s.'
-                % (OLDEST_SUPPORTED_SERVICE_VERSION,
-                   service_obj.SERVICE_VERSION, len(previous),
-                   OLDEST_SUPPORTED_SERVICE_VERSION, _services(previous)))
         return _result(SUCCESS, 'No live service runs a version older '
                        'than %d, this release\'s.'
                        % service_obj.SERVICE_VERSION)
@@ -182,28 +207,28 @@ class Checks(upgradecheck.UpgradeCommands):
     def _check_version_caps(self):
         """Both caps: the worst of their results, both explained."""
         results = [self._check_cap('conductor', conductor_rpcapi.VERSION),
-                   self._check_cap('compute', compute_rpcapi.VERSION,
-                                   auto=True)]
+                   self._check_cap('compute', compute_rpcapi.VERSION)]
         code = max(r.code for r in results)
         return _result(code, *(r.details for r in results))
 
-    def _check_cap(self, api, known, auto=False):
+    def _check_cap(self, api, known):
         cap = getattr(self.conf.upgrade_levels, api)
         if cap is None:
             return _result(SUCCESS, '[upgrade_levels] %s is not set: calls '
                            'use the newest %s RPC API version, %s.'
                            % (api, api, known))
-        if auto and cap == 'auto':
+        if cap == upgrade_levels.AUTO:
             return _result(SUCCESS, '[upgrade_levels] %s = auto: the '
                            'services cap calls at what the oldest live %s '
-                           'service serves.' % (api, api))
+                           'service serves while one runs an older '
+                           'version.' % (api, api))
         try:
             newer = (versionutils.convert_version_to_tuple(cap)
                      > versionutils.convert_version_to_tuple(known))
         except ValueError:
             return _result(FAILURE, '[upgrade_levels] %s = %s is not a '
-                           'version such as %s%s.'
-                           % (api, cap, known, ' or auto' if auto else ''))
+                           'version such as %s, nor auto.'
+                           % (api, cap, known))
         if newer:
             return _result(
                 FAILURE, '[upgrade_levels] %s = %s is newer than the %s '
@@ -223,6 +248,22 @@ class Checks(upgradecheck.UpgradeCommands):
         return _result(
             SUCCESS, '[upgrade_levels] %s = %s while %d live services run '
             'older versions: %s.' % (api, cap, len(live), _services(live)))
+
+    def services_listing(self):
+        """Every service with its version and state, as lines of text."""
+        rows = service_db.get_all_with_liveness(self.context,
+                                                self.conf.service_down_time)
+        head = ('Services (this release runs service version %d):'
+                % service_obj.SERVICE_VERSION)
+        if not rows:
+            return head + '\n  none registered'
+        table = [('Binary', 'Host', 'Version', 'State')] + [
+            (r.binary, r.host, str(r.version), _state(r)) for r in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(3)]
+        return '\n'.join([head] + [
+            '  ' + '  '.join(cell.ljust(width) for cell, width in
+                             zip(row, widths + [0])).rstrip()
+            for row in table])
 
     _upgrade_checks = (
         ('Database schema', _check_schema),
@@ -251,7 +292,10 @@ class _Command(Checks):
                     reason='no database file %s; run "resobj-manage db '
                            'sync"' % path)
             facade.configure(self.conf)
-            return super().check()
+            code = super().check()
+            if not self.conf.command.json and self._schema()[0]:
+                print(self.services_listing())
+            return code
         except exception.DatabaseUnavailable as exc:
             return _fail(connection_url.explain_unavailable(self.conf, exc),
                          self.conf)
@@ -266,8 +310,22 @@ def _fail(message, conf=None):
     return ERROR
 
 
+class _Options(cfg.ConfigOpts):
+    """The command's options, parsed with its name, description, version.
+
+    oslo.upgradecheck's main() parses the command line itself, naming
+    the project only.
+    """
+
+    def __call__(self, *args, **kwargs):
+        kwargs.setdefault('prog', PROG)
+        kwargs.setdefault('description', DESCRIPTION)
+        kwargs.setdefault('version', version.version_option())
+        return super().__call__(*args, **kwargs)
+
+
 def main(argv=None):
-    conf = cfg.ConfigOpts()
+    conf = _Options()
     options.register_all(conf)
     # alembic narrates reading the schema revision at INFO.
     logging.set_defaults(default_log_levels=logging.get_default_log_levels()

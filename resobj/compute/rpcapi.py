@@ -17,16 +17,18 @@ server keeps serving every older minor version of the same major):
 
 ``[upgrade_levels] compute`` caps the version sent: a version, or
 ``auto`` for the newest version every live compute service serves (from
-the Service records' versions, ``SERVICE_VERSION_RPC``).
+the Service records' versions, ``SERVICE_VERSION_RPC``), read again
+every ``[upgrade_levels] auto_interval`` seconds while the service runs
+(resobj.upgrade_levels).
 """
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj import exception
-from resobj import objects
 from resobj.objects import compute_node as cn_obj
 from resobj import rpc
+from resobj import upgrade_levels
 
 LOG = logging.getLogger(__name__)
 
@@ -41,27 +43,18 @@ SERVICE_VERSION_RPC = ((1, '1.0'),)
 
 def rpc_version_for_service(service_version):
     """The newest compute RPC version a service of that version serves."""
-    served = SERVICE_VERSION_RPC[0][1]
-    for since, version in SERVICE_VERSION_RPC:
-        if service_version >= since:
-            served = version
-    return served
+    return upgrade_levels.served_by(SERVICE_VERSION_RPC, service_version)
 
 
 def version_cap(conf, context):
-    """The version cap ``[upgrade_levels] compute`` asks for, or None."""
-    cap = conf.upgrade_levels.compute
-    if cap != 'auto':
-        return cap
-    minimum = objects.Service.get_minimum_version(context, BINARY)
-    if not minimum:
-        # No compute service yet: nobody older to protect.
-        return None
-    cap = rpc_version_for_service(minimum)
-    LOG.info('Compute RPC API capped at %(cap)s (oldest live compute '
-             'service: version %(version)s)',
-             {'cap': cap, 'version': minimum})
-    return cap
+    """The version cap ``[upgrade_levels] compute`` asks for, or None.
+
+    ``auto``: what the oldest live compute service serves while one runs
+    an older service version than this code; None once none does (or no
+    compute service runs at all: nobody older to protect).
+    """
+    return upgrade_levels.resolve(conf.upgrade_levels.compute, context,
+                                  BINARY, SERVICE_VERSION_RPC)
 
 
 class ComputeAPI:
@@ -69,11 +62,19 @@ class ComputeAPI:
 
     def __init__(self, conf, transport, context):
         self.topic = conf.compute.topic
-        self.version_cap = version_cap(conf, context)
+        self._cap = upgrade_levels.VersionCap(
+            'compute', conf.upgrade_levels.compute,
+            lambda: version_cap(conf, context),
+            conf.upgrade_levels.auto_interval, SERVICE_VERSION_RPC[0][1])
         self.timeout = conf.rpc_response_timeout
+        # Capped per call (rpc.prepare): an auto cap changes.
         self.client = rpc.get_client(transport, self.topic, VERSION,
-                                     version_cap=self.version_cap,
                                      timeout=self.timeout)
+
+    @property
+    def version_cap(self):
+        """The cap of a call sent now (None: not capped)."""
+        return self._cap.get()
 
     def _call(self, context, host, version, method, **kwargs):
         cctxt = rpc.prepare(self.client, 'compute', method, version,

@@ -6,10 +6,29 @@ every backport its serializer needs, runs in a resobj-conductor, and the
 database facade refuses to be used in this process.
 """
 
+import copy
+
+from oslo_log import log as logging
+
 from resobj.conductor import rpcapi
 from resobj.db import facade
 from resobj.objects import base
+from resobj.objects import service as service_obj
 from resobj import rpc
+
+LOG = logging.getLogger(__name__)
+
+
+def _sent_by_this_code(context):
+    """``context`` saying this code's service version to the conductor.
+
+    The conductor records it for this node's Service (registration and
+    reports). A copy: the context may have come from another node, with
+    that node's version in it.
+    """
+    context = copy.copy(context)
+    context.service_version = service_obj.SERVICE_VERSION
+    return context
 
 
 class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
@@ -19,8 +38,8 @@ class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
         self.rpcapi = rpcapi.ConductorAPI(conf, transport)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        return self.rpcapi.object_action(context, objinst, objmethod, args,
-                                         kwargs)
+        return self.rpcapi.object_action(_sent_by_this_code(context),
+                                         objinst, objmethod, args, kwargs)
 
     def object_class_action(self, context, objname, objmethod, objver,
                             args, kwargs):
@@ -33,11 +52,12 @@ class ConductorIndirectionAPI(base.ovo_base.VersionedObjectIndirectionAPI):
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         return self.rpcapi.object_class_action_versions(
-            context, objname, objmethod, object_versions, args, kwargs)
+            _sent_by_this_code(context), objname, objmethod, object_versions,
+            args, kwargs)
 
     def object_backport_versions(self, context, objinst, object_versions):
-        return self.rpcapi.object_backport_versions(context, objinst,
-                                                    object_versions)
+        return self.rpcapi.object_backport_versions(
+            _sent_by_this_code(context), objinst, object_versions)
 
 
 def use_conductor(conf, transport=None):
@@ -47,6 +67,7 @@ def use_conductor(conf, transport=None):
     refused for as long, so a code path that would still reach the
     database directly fails loudly instead of opening a connection.
     """
+    _warn_of_database_settings(conf)
     transport = transport or rpc.get_transport(conf)
     api = ConductorIndirectionAPI(conf, transport)
     previous = base.ResobjObject.indirection_api
@@ -59,3 +80,26 @@ def use_conductor(conf, transport=None):
         base.ResobjObject.indirection_api = previous
         allow()
     return undo
+
+
+def _warn_of_database_settings(conf):
+    """One warning if the user set [database] options this process ignores.
+
+    A host configured for both is most likely a mistake: it may mean to
+    use the database it names, and does not.
+    """
+    ignored = sorted(name for name in conf.database
+                     if _set_by_user(conf, name, 'database'))
+    if ignored:
+        LOG.warning('[database] options set but not used (%s): with '
+                    '[conductor] use_local = false this process reaches '
+                    'the database only through resobj-conductor. Remove '
+                    'them from its configuration, or set use_local = true '
+                    'to use that database directly.', ', '.join(ignored))
+
+
+def _set_by_user(conf, name, group):
+    # oslo.config gives no location for an option left at a default of
+    # None.
+    location = conf.get_location(name, group)
+    return location is not None and location.location.is_user_controlled

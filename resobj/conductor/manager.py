@@ -7,6 +7,11 @@ cloud, so it can read what every peer sends and must answer each peer in
 the versions that peer knows: results go back backported to the caller's
 version manifest, and a value the caller's version cannot represent
 fails the call (ObjectBackportError) instead of reaching it altered.
+
+Each call runs for its caller's service version (``acting_for``): the
+Service record a node registers or reports through a conductor carries
+the node's version, which the caller says or, for older code, its
+Service version tells.
 """
 
 from oslo_log import log as logging
@@ -16,6 +21,7 @@ from resobj import exception
 from resobj import objects
 from resobj.objects import base
 from resobj.objects import primitive as primitive_mod
+from resobj.objects import service as service_obj
 from resobj import rpc
 
 LOG = logging.getLogger(__name__)
@@ -55,6 +61,22 @@ def _manifest_of(obj, manifest=None):
         if isinstance(value, base.ovo_base.VersionedObject):
             _manifest_of(value, manifest)
     return manifest
+
+
+def _caller_version(context, object_versions):
+    """The service version of the code that sent this call.
+
+    What the caller said (``context.service_version``); code that does
+    not say it (older than service version 3) is known by the Service
+    version it sent (service.version_of_caller). None when neither tells.
+    """
+    said = context.service_version
+    if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
+        return said
+    if said is not None:
+        LOG.warning('Ignoring a caller\'s service version %r: not a '
+                    'service version', said)
+    return service_obj.version_of_caller(object_versions)
 
 
 # The upgrade tests count these lines to know how many objects an older
@@ -109,7 +131,9 @@ class ConductorManager:
         """
         cls = base.class_from_name(objname, object_versions.get(objname))
         method = self._method(cls, objname, objmethod)
-        result = method(context, *args, **kwargs)
+        with service_obj.acting_for(_caller_version(context,
+                                                    object_versions)):
+            result = method(context, *args, **kwargs)
         return _for_caller(result, object_versions)
 
     @rpc.endpoint_method
@@ -123,7 +147,8 @@ class ConductorManager:
         manifest = _manifest_of(objinst)
         before = objinst.obj_clone()
         method = self._method(objinst, objinst.obj_name(), objmethod)
-        result = method(*args, **kwargs)
+        with service_obj.acting_for(_caller_version(context, manifest)):
+            result = method(*args, **kwargs)
         known = _fields_at_caller_version(objinst, manifest)
         updates = {}
         for name, field in objinst.fields.items():

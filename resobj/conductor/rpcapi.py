@@ -8,18 +8,38 @@ server keeps serving every older minor version of the same major):
 
 ``[upgrade_levels] conductor`` caps the version this client sends, so a
 service upgraded before the conductors never asks an older conductor for
-something it does not serve.
+something it does not serve: a version, or ``auto`` for the newest
+version every live conductor serves (``SERVICE_VERSION_RPC``), read again
+every ``[upgrade_levels] auto_interval`` seconds (resobj.upgrade_levels).
 """
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from resobj import context as resobj_context
 from resobj import exception
 from resobj import rpc
+from resobj import upgrade_levels
 
 LOG = logging.getLogger(__name__)
 
 VERSION = '1.0'
+BINARY = 'resobj-conductor'
+
+# (service version, newest conductor RPC API version it serves), oldest
+# first: [upgrade_levels] conductor = auto caps at the row of the oldest
+# live conductor.
+SERVICE_VERSION_RPC = ((1, '1.0'),)
+
+
+def version_cap(conf, context):
+    """The version cap ``[upgrade_levels] conductor`` asks for, or None.
+
+    ``auto``: what the oldest live conductor serves while one runs an
+    older service version than this code; None once none does.
+    """
+    return upgrade_levels.resolve(conf.upgrade_levels.conductor, context,
+                                  BINARY, SERVICE_VERSION_RPC)
 
 
 class ConductorAPI:
@@ -27,12 +47,21 @@ class ConductorAPI:
 
     def __init__(self, conf, transport, timeout=None):
         self.topic = conf.conductor.topic
-        self.version_cap = conf.upgrade_levels.conductor
+        context = resobj_context.get_admin_context()
+        self._cap = upgrade_levels.VersionCap(
+            'conductor', conf.upgrade_levels.conductor,
+            lambda: version_cap(conf, context),
+            conf.upgrade_levels.auto_interval, SERVICE_VERSION_RPC[0][1])
         self.timeout = timeout or conf.rpc_response_timeout
         self.retries = conf.conductor.call_retries
+        # Capped per call (rpc.prepare): an auto cap changes.
         self.client = rpc.get_client(transport, self.topic, VERSION,
-                                     version_cap=self.version_cap,
                                      timeout=self.timeout)
+
+    @property
+    def version_cap(self):
+        """The cap of a call sent now (None: not capped)."""
+        return self._cap.get()
 
     def _call(self, context, version, method, **kwargs):
         cctxt = rpc.prepare(self.client, 'conductor', method, version,

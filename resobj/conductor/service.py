@@ -8,10 +8,11 @@ call goes to one of them, and any of them can serve any call.
 from oslo_log import log as logging
 
 from resobj.conductor import manager
+from resobj.conductor import rpcapi
 from resobj import heartbeat
 from resobj import rpc
 
-BINARY = 'resobj-conductor'
+BINARY = rpcapi.BINARY
 
 LOG = logging.getLogger(__name__)
 

@@ -38,15 +38,27 @@ upgrade_levels_opts = [
     cfg.StrOpt('compute',
                help='The newest compute RPC API version this service sends '
                     'to compute services, for example "1.0", or "auto": '
-                    'the newest version every live compute service serves, '
-                    'from their Service records. Unset, calls use the '
-                    'newest version this release knows.'),
+                    'what the oldest live compute service serves while any '
+                    'runs an older service version than this one, and no '
+                    'cap once none does (from their Service records, read '
+                    'again every auto_interval seconds). Unset, calls use '
+                    'the newest version this release knows.'),
     cfg.StrOpt('conductor',
                help='The newest conductor RPC API version this service '
-                    'sends, for example "1.0". Set it to the version of the '
-                    'oldest conductor still running while conductors are '
-                    'upgraded one by one; unset, calls use the newest '
-                    'version this release knows.'),
+                    'sends, for example "1.0", or "auto": what the oldest '
+                    'live conductor serves while any runs an older service '
+                    'version than this one, and no cap once none does '
+                    '(read again every auto_interval seconds). Set it '
+                    'while conductors are upgraded one by one; unset, '
+                    'calls use the newest version this release knows.'),
+    cfg.IntOpt('auto_interval', default=10, min=1,
+               help='Seconds an "auto" cap is kept before the oldest live '
+                    'service\'s version is read again (at the next call '
+                    'after that). A service that starts with an older '
+                    'version (a node rolled back) is capped for within '
+                    'this long; one that stops holds the cap until it is '
+                    'down ([DEFAULT] service_down_time) and this long '
+                    'after. Each change of the cap is logged.'),
 ]
 
 

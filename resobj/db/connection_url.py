@@ -32,6 +32,21 @@ def database_url(conf):
     return with_backend_settings(conf, url)
 
 
+def display(conf):
+    """The database ``conf`` names, for a user to read.
+
+    The configured URL without its password, or the embedded SQLite
+    file, said to be the default: a command that read the embedded
+    database when another was meant says so.
+    """
+    if conf.database.connection:
+        return parse(conf.database.connection, 'connection').render_as_string(
+            hide_password=True)
+    return ('the embedded SQLite database %s (no [database] connection is '
+            'configured)' % backend(database_url(conf)).database_file(
+                database_url(conf)))
+
+
 def parse(text, option):
     """The URL ``text`` of ``[database] option``, its driver importable."""
     try:

@@ -29,6 +29,7 @@ from resobj.db import backends
 from resobj.db import connection_url
 from resobj.db import intent
 from resobj.db import library_logs
+from resobj.db import precompile
 from resobj.db import translate
 from resobj import exception
 
@@ -164,6 +165,9 @@ def _on_engine_create(engine):
     # The last line of defence of forbid(): whatever path led here.
     _check_allowed()
     library_logs.watch(engine)
+    # Before the backend's hooks: the first execute hook to take a
+    # statement over ends the chain.
+    precompile.skip_compile_only(engine)
     name = engine.dialect.name
     if name in _engine_setups:
         _engine_setups[name](engine)

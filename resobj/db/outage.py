@@ -45,6 +45,7 @@ import weakref
 
 import sqlalchemy as sa
 
+from resobj.db import _sqlalchemy
 from resobj.db import intent
 
 
@@ -94,7 +95,7 @@ def ping_when_suspect(engine):
     ends its wait, where a pre-ping would have failed or waited the
     same.
     """
-    _stop_pool_pre_ping(engine.pool)
+    _sqlalchemy.stop_pre_ping(engine.pool)
     dialect = engine.dialect
 
     @sa.event.listens_for(engine.pool, 'checkout')
@@ -107,19 +108,6 @@ def ping_when_suspect(engine):
             # Whatever the driver raises: the connection is unusable.
             raise sa.exc.InvalidatePoolError(
                 'pooled connection found dead: %s' % exc) from exc
-
-
-def _stop_pool_pre_ping(pool):
-    """Turn off ``pool``'s own ping at checkout (SQLAlchemy's pre-ping).
-
-    oslo.db creates the engine with ``pool_pre_ping=True`` and offers no
-    way out; SQLAlchemy reads the setting from the pool's ``_pre_ping``
-    at each checkout and copies it when it recreates the pool (on
-    ``dispose()``). resobj's one use of that private name:
-    ``TestPingWhenSuspect`` (functional/db/test_facade.py) fails if a
-    healthy pooled connection is pinged again.
-    """
-    pool._pre_ping = False
 
 
 def _has_spoken(dbapi_connection):

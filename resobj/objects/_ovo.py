@@ -11,6 +11,7 @@ They are silenced only while these modules are first imported, and only
 for the modules that raise them: every other warning still shows.
 """
 
+import typing
 import warnings
 
 with warnings.catch_warnings():
@@ -71,6 +72,40 @@ def field_type(field):
     library's own hash sees the field's ``repr`` only.
     """
     return field._type
+
+
+class ObjectTarget(typing.NamedTuple):
+    """What an Object field type holds: a class, maybe its subclasses."""
+
+    name: str
+    subclasses: bool
+
+
+def object_target(field_type):
+    """The ObjectTarget of an Object field type; None for other types.
+
+    The type keeps it in ``_obj_name`` and ``_subclasses``.
+    """
+    if not hasattr(field_type, '_obj_name'):
+        return None
+    return ObjectTarget(field_type._obj_name,
+                        getattr(field_type, '_subclasses', False))
+
+
+def valid_values(field_type):
+    """The values an Enum field type accepts; None for other types.
+
+    The type keeps them in ``_valid_values``.
+    """
+    return getattr(field_type, '_valid_values', None)
+
+
+def element_field(field_type):
+    """The Field a List, Set or Dict field type holds each element as.
+
+    None for other types. The type keeps it in ``_element_type``.
+    """
+    return getattr(field_type, '_element_type', None)
 
 
 def set_context(obj, context):

@@ -110,7 +110,7 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
         {consumer uuid: new generation, None if removed}.
         """
         generations, _ = alloc_db.replace_all(
-            self._context,
+            self.obj_context,
             _requests(self.objects, consumer_generations, emptied or {}),
             max_retries=_conflict_retries)
         return generations
@@ -130,7 +130,7 @@ class AllocationList(base.ObjectListBase, base.ResobjObject):
             rp.uuid: (rp.generation, [rp._own(inv) for inv in inventory])
             for rp, inventory in inventories}
         reshaper_db.reshape(
-            self._context, inventory_values,
+            self.obj_context, inventory_values,
             _requests(self.objects, consumer_generations, emptied or {}))
 
     @classmethod

@@ -149,11 +149,11 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
 
         -1 is what old peers understand as "no service": never a real id.
         """
-        if host is None or self._context is None:
+        if host is None or self.obj_context is None:
             return -1
         try:
             return service_db.get_by_host_and_binary(
-                self._context, host, COMPUTE_BINARY)['id']
+                self.obj_context, host, COMPUTE_BINARY)['id']
         except exception.ServiceNotFound:
             return -1
 
@@ -239,8 +239,8 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
             if not self.obj_attr_is_set(name):
                 setattr(self, name, _ratio_defaults[resource])
         inventories = self._inventories_or_refuse('create')
-        self._from_db_object(self._context, self, cn_db.create(
-            self._context, self._db_values(), inventories))
+        self._from_db_object(self.obj_context, self, cn_db.create(
+            self.obj_context, self._db_values(), inventories))
 
     @base.remotable
     def save(self):
@@ -253,11 +253,11 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         if inventories is not None:
             # Every class, not only the changed ones: a node saved for the
             # first time since the upgrade gets its inventory this way.
-            row = cn_db.save_with_inventory(self._context, self.id, values,
+            row = cn_db.save_with_inventory(self.obj_context, self.id, values,
                                             inventories)
         else:
-            row = cn_db.update(self._context, self.id, values)
-        self._from_db_object(self._context, self, row)
+            row = cn_db.update(self.obj_context, self.id, values)
+        self._from_db_object(self.obj_context, self, row)
 
     def _changed_reserved(self):
         return [total + '_reserved' for total, *_ in INVENTORY_FIELDS.values()
@@ -293,7 +293,7 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         # Imported here: the service module imports this one.
         from resobj.objects import service
         return service.Service.get_minimum_version(
-            self._context, INVENTORY_READER_BINARIES) >= \
+            self.obj_context, INVENTORY_READER_BINARIES) >= \
             INVENTORY_SERVICE_VERSION
 
     def _inventories(self):
@@ -325,8 +325,8 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
 
     @base.remotable
     def destroy(self):
-        self._from_db_object(self._context, self,
-                             cn_db.destroy(self._context, self.id))
+        self._from_db_object(self.obj_context, self,
+                             cn_db.destroy(self.obj_context, self.id))
 
     def update_from_virt_driver(self, resources):
         """Copy what a virt driver reports about this node.

@@ -101,8 +101,8 @@ class Consumer(base.ResobjObject):
             if self.obj_attr_is_set('consumer_type') else None
         validate_consumer_type(consumer_type)
         ids = self._owner_ids()
-        self._from_db_object(self._context, self, consumer_db.create(
-            self._context, self.uuid, ids['project_id'], ids['user_id'],
+        self._from_db_object(self.obj_context, self, consumer_db.create(
+            self.obj_context, self.uuid, ids['project_id'], ids['user_id'],
             consumer_type))
 
     @base.remotable
@@ -117,7 +117,7 @@ class Consumer(base.ResobjObject):
         if self.obj_attr_is_set('consumer_type'):
             validate_consumer_type(self.consumer_type)
             values['consumer_type'] = self.consumer_type
-        consumer_db.update(self._context, self.id, self.generation, values)
+        consumer_db.update(self.obj_context, self.id, self.generation, values)
         self.obj_reset_changes(['project', 'user', 'consumer_type'],
                                recursive=True)
 
@@ -129,10 +129,10 @@ class Consumer(base.ResobjObject):
         the consumer since this object read it.
         """
         self.generation = consumer_db.increment_generation(
-            self._context, self.id, self.generation)
+            self.obj_context, self.id, self.generation)
         self.obj_reset_changes(['generation'])
 
     @base.remotable
     def delete(self):
         """Delete the consumer; ConsumerInUse while it has allocations."""
-        consumer_db.destroy(self._context, self.id)
+        consumer_db.destroy(self.obj_context, self.id)

@@ -23,20 +23,24 @@ from resobj.objects import primitive
 def _describe_type(field_type):
     """A nested tuple naming everything that defines a field type."""
     description = [type(field_type).__name__]
-    for attr in ('_obj_name', '_subclasses', 'tzinfo_aware'):
-        if hasattr(field_type, attr):
-            description.append((attr, getattr(field_type, attr)))
-    valid = getattr(field_type, '_valid_values', None)
+    target = _ovo.object_target(field_type)
+    if target is not None:
+        # Labelled with the library's own attribute names, as the pinned
+        # fingerprints hash them.
+        description += [('_obj_name', target.name),
+                        ('_subclasses', target.subclasses)]
+    if hasattr(field_type, 'tzinfo_aware'):
+        description.append(('tzinfo_aware', field_type.tzinfo_aware))
+    valid = _ovo.valid_values(field_type)
     if valid is not None:
         description.append(('valid_values', tuple(valid)))
-    element = getattr(field_type, '_element_type', None)
+    element = _ovo.element_field(field_type)
     if element is not None:
         # List/Set/Dict hold a Field around the element's type, whose
         # nullability separates e.g. DictOfStrings from
         # DictOfNullableStrings.
-        description.append(('element', getattr(element, 'nullable', None),
-                            _describe_type(getattr(element, '_type',
-                                                   element))))
+        description.append(('element', element.nullable,
+                            _describe_type(_ovo.field_type(element))))
     return tuple(description)
 
 

@@ -117,8 +117,8 @@ class Flavor(base.ResobjPersistentObject, base.ResobjObject):
         self.obj_set_defaults('rxtx_factor', 'extra_specs', 'is_public',
                               'disabled')
         self._from_db_object(
-            self._context, self,
-            flavor_db.create(self._context, self.obj_get_db_changes()))
+            self.obj_context, self,
+            flavor_db.create(self.obj_context, self.obj_get_db_changes()))
 
     @base.remotable
     def save(self):
@@ -132,14 +132,14 @@ class Flavor(base.ResobjPersistentObject, base.ResobjObject):
                 % ', '.join(fixed))
         if values:
             self._from_db_object(
-                self._context, self,
-                flavor_db.update(self._context, self.id, values))
+                self.obj_context, self,
+                flavor_db.update(self.obj_context, self.id, values))
 
     @base.remotable
     def destroy(self):
         # The deleted row: the caller's object shows deleted and deleted_at.
-        self._from_db_object(self._context, self,
-                             flavor_db.destroy(self._context, self.id))
+        self._from_db_object(self.obj_context, self,
+                             flavor_db.destroy(self.obj_context, self.id))
 
 
 @base.ResobjObjectRegistry.register

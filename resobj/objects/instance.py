@@ -189,14 +189,14 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='attribute %s is not lazy-loadable' % attrname)
-        if self._context is None or not self.obj_attr_is_set('uuid'):
+        if self.obj_context is None or not self.obj_attr_is_set('uuid'):
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='an instance needs a context and a uuid to load '
                        'pci_devices')
         from resobj.objects import pci_device
         self.pci_devices = pci_device.PciDeviceList.get_by_instance_uuid(
-            self._context, self.uuid)
+            self.obj_context, self.uuid)
         self.obj_reset_changes(['pci_devices'])
 
     def _db_values(self):
@@ -229,8 +229,8 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         if self.obj_attr_is_set('id'):
             raise exception.ObjectActionError(action='create',
                                               reason='already created')
-        self._from_db_object(self._context, self, instance_db.create(
-            self._context, self._db_values()))
+        self._from_db_object(self.obj_context, self, instance_db.create(
+            self.obj_context, self._db_values()))
 
     @base.remotable
     def save(self, expected_task_state=instance_db.ANY_TASK_STATE):
@@ -243,14 +243,14 @@ class Instance(_DeprecatedDictCompat, base.ResobjPersistentObject,
         values = self._db_values()
         if not values:
             return
-        self._from_db_object(self._context, self, instance_db.update(
-            self._context, self.uuid, values,
+        self._from_db_object(self.obj_context, self, instance_db.update(
+            self.obj_context, self.uuid, values,
             expected_task_state=expected_task_state))
 
     @base.remotable
     def destroy(self):
-        self._from_db_object(self._context, self, instance_db.destroy(
-            self._context, self.uuid))
+        self._from_db_object(self.obj_context, self, instance_db.destroy(
+            self.obj_context, self.uuid))
 
 
 @base.ResobjObjectRegistry.register

@@ -71,11 +71,11 @@ class Migration(base.ResobjPersistentObject, base.ResobjObject):
         elif attrname == 'hidden':
             self.hidden = False
         elif attrname == 'uuid':
-            if self._context is None or not self.obj_attr_is_set('id'):
+            if self.obj_context is None or not self.obj_attr_is_set('id'):
                 raise exception.ObjectActionError(
                     action='obj_load_attr',
                     reason='uuid needs a stored migration and a context')
-            self.uuid = migration_db.ensure_uuids(self._context,
+            self.uuid = migration_db.ensure_uuids(self.obj_context,
                                                   [self.id])[self.id]
         else:
             super().obj_load_attr(attrname)
@@ -123,8 +123,8 @@ class Migration(base.ResobjPersistentObject, base.ResobjObject):
                 self._value_or_none('new_instance_type_id'))
         self.obj_set_defaults('hidden')
         self._from_db_object(
-            self._context, self,
-            migration_db.create(self._context, self.obj_get_db_changes()))
+            self.obj_context, self,
+            migration_db.create(self.obj_context, self.obj_get_db_changes()))
 
     @base.remotable
     def save(self):
@@ -132,14 +132,14 @@ class Migration(base.ResobjPersistentObject, base.ResobjObject):
         values.pop('id', None)
         if values:
             self._from_db_object(
-                self._context, self,
-                migration_db.update(self._context, self.id, values))
+                self.obj_context, self,
+                migration_db.update(self.obj_context, self.id, values))
 
     @base.remotable
     def destroy(self):
         # The deleted row: the caller's object shows deleted and deleted_at.
-        self._from_db_row(self._context, self,
-                          migration_db.destroy(self._context, self.id))
+        self._from_db_row(self.obj_context, self,
+                          migration_db.destroy(self.obj_context, self.id))
 
 
 @base.ResobjObjectRegistry.register

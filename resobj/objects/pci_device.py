@@ -208,8 +208,8 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
                 action='create', reason='%s not set' % ', '.join(missing))
         self.obj_set_defaults('extra_info')
         values = self.obj_get_db_changes()
-        self._from_db_object(self._context, self,
-                             pci_device_db.create(self._context, values))
+        self._from_db_object(self.obj_context, self,
+                             pci_device_db.create(self.obj_context, values))
 
     def _save_change(self):
         """(id, expected status, values) for this device's changes.
@@ -227,9 +227,9 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
     def save(self):
         device_id, expected, values = self._save_change()
         if values:
-            row = pci_device_db.update(self._context, device_id, values,
+            row = pci_device_db.update(self.obj_context, device_id, values,
                                        expected_status=expected)
-            self._from_db_object(self._context, self, row)
+            self._from_db_object(self.obj_context, self, row)
 
     @base.remotable
     def destroy(self):
@@ -240,8 +240,8 @@ class PciDevice(base.ResobjPersistentObject, base.ResobjObject):
         """
         if self.status in _IN_USE:
             self._refuse('destroy', _allowed_except(_IN_USE))
-        self._from_db_object(self._context, self,
-                             pci_device_db.destroy(self._context, self.id))
+        self._from_db_object(self.obj_context, self,
+                             pci_device_db.destroy(self.obj_context, self.id))
 
     # The state machine. Each method checks everything before it changes
     # anything, so a refusal leaves the object as it was.

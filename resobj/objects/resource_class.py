@@ -161,29 +161,29 @@ class ResourceClass(base.ResobjObject):
                                               reason='already created')
         validate_custom_name(self.name)
         try:
-            row = rc_db.create(self._context, self.name)
+            row = rc_db.create(self.obj_context, self.name)
         finally:
             # Cleared even on failure: a duplicate means another request
             # created the class, which this cache may not know yet.
-            cache(self._context).clear()
-        self._from_db_object(self._context, self, row)
+            cache(self.obj_context).clear()
+        self._from_db_object(self.obj_context, self, row)
 
     @base.remotable
     def save(self):
         """Rename a custom class to another custom name."""
         validate_custom_name(self.name)
         try:
-            row = rc_db.update(self._context, self.id, self.name)
+            row = rc_db.update(self.obj_context, self.id, self.name)
         finally:
-            cache(self._context).clear()
-        self._from_db_object(self._context, self, row)
+            cache(self.obj_context).clear()
+        self._from_db_object(self.obj_context, self, row)
 
     @base.remotable
     def destroy(self):
         try:
-            rc_db.destroy(self._context, self.id)
+            rc_db.destroy(self.obj_context, self.id)
         finally:
-            cache(self._context).clear()
+            cache(self.obj_context).clear()
 
 
 @base.ResobjObjectRegistry.register

@@ -60,7 +60,7 @@ class ResourceProvider(base.ResobjObject):
         return base.ResobjObject._from_db_object(context, provider, db_row)
 
     def _refresh(self, db_row):
-        self._from_db_object(self._context, self, db_row)
+        self._from_db_object(self.obj_context, self, db_row)
 
     def _set_generation(self, generation):
         self.generation = generation
@@ -84,7 +84,7 @@ class ResourceProvider(base.ResobjObject):
             self.uuid = uuidutils.generate_uuid()
         parent = self.parent_provider_uuid if self.obj_attr_is_set(
             'parent_provider_uuid') else None
-        self._refresh(rp_db.create(self._context, self.uuid, self.name,
+        self._refresh(rp_db.create(self.obj_context, self.uuid, self.name,
                                    parent_provider_uuid=parent))
 
     @base.remotable
@@ -103,16 +103,16 @@ class ResourceProvider(base.ResobjObject):
                 action='save', reason='%s cannot be changed' % ', '.join(
                     other))
         if changes:
-            self._refresh(rp_db.update(self._context, self.id, changes))
+            self._refresh(rp_db.update(self.obj_context, self.id, changes))
 
     @base.remotable
     def destroy(self):
-        rp_db.destroy(self._context, self.id)
+        rp_db.destroy(self.obj_context, self.id)
 
     @base.remotable
     def increment_generation(self):
         self._set_generation(rp_db.increment_generation(
-            self._context, self.id, self.generation))
+            self.obj_context, self.id, self.generation))
 
     @base.remotable
     def set_aggregates(self, aggregate_uuids, increment_generation=False):
@@ -123,12 +123,12 @@ class ResourceProvider(base.ResobjObject):
         """
         seen = self.generation if increment_generation else None
         self._set_generation(rp_db.set_aggregates(
-            self._context, self.id, list(aggregate_uuids),
+            self.obj_context, self.id, list(aggregate_uuids),
             seen_generation=seen))
 
     @base.remotable
     def get_aggregates(self):
-        return rp_db.get_aggregates(self._context, self.id)
+        return rp_db.get_aggregates(self.obj_context, self.id)
 
     @base.remotable
     def set_traits(self, traits):
@@ -137,11 +137,11 @@ class ResourceProvider(base.ResobjObject):
         Compared against and bumps the generation only if they change.
         """
         self._set_generation(rp_db.set_traits(
-            self._context, self.id, self.generation, list(traits)))
+            self.obj_context, self.id, self.generation, list(traits)))
 
     @base.remotable
     def get_traits(self):
-        return rp_db.get_traits(self._context, self.id)
+        return rp_db.get_traits(self.obj_context, self.id)
 
     def _own(self, inventory):
         """The DB values of ``inventory``, which must be this provider's."""
@@ -159,23 +159,23 @@ class ResourceProvider(base.ResobjObject):
     @base.remotable
     def add_inventory(self, inventory):
         self._set_generation(inventory_db.add(
-            self._context, self.id, self.generation, self._own(inventory)))
+            self.obj_context, self.id, self.generation, self._own(inventory)))
 
     @base.remotable
     def update_inventory(self, inventory):
         self._set_generation(inventory_db.update(
-            self._context, self.id, self.generation, self._own(inventory)))
+            self.obj_context, self.id, self.generation, self._own(inventory)))
 
     @base.remotable
     def delete_inventory(self, resource_class):
         self._set_generation(inventory_db.delete(
-            self._context, self.id, self.generation, resource_class))
+            self.obj_context, self.id, self.generation, resource_class))
 
     @base.remotable
     def set_inventory(self, inventory_list):
         """Make ``inventory_list`` (an InventoryList) all its inventory."""
         self._set_generation(inventory_db.set_inventories(
-            self._context, self.id, self.generation,
+            self.obj_context, self.id, self.generation,
             [self._own(inventory) for inventory in inventory_list]))
 
 

@@ -6,7 +6,11 @@ version: it counts releases of the service code, and
 reader of some data is new enough for a new format (upgrade gating).
 """
 
+import contextlib
+import contextvars
+
 from oslo_log import log as logging
+from oslo_utils import versionutils
 
 from resobj.conf import service as service_conf
 from resobj.db.api import service as service_db
@@ -17,21 +21,32 @@ from resobj.objects import fields
 
 # Bump SERVICE_VERSION and append an entry whenever a service starts to
 # depend on something older services cannot do. Each entry says what
-# became true at that version; index 0 is a service that reported none.
+# became true at that version (``note``) and which versions of the
+# Service object code of that version was released with
+# (``service_objects``; add the new one when Service's VERSION changes):
+# a caller that does not say its service version -- code older than
+# version 3 -- is known by the Service version it sends
+# (:func:`version_of_caller`). The RPC API versions each service version
+# serves are in the APIs' own tables (``SERVICE_VERSION_RPC`` in
+# resobj/compute/rpcapi.py and resobj/conductor/rpcapi.py). Index 0 is a
+# service that reported none.
 SERVICE_VERSION_HISTORY = (
     # Version 0: reported by no real service; the minimum when none runs.
-    {'note': 'no version reported'},
+    {'note': 'no version reported', 'service_objects': ()},
     # Version 1: the first resobj release (services and their objects).
-    {'note': 'initial release'},
+    {'note': 'initial release', 'service_objects': ('1.0', '1.1')},
     # Version 2: compute nodes write resource-provider inventory (VCPU,
     # MEMORY_MB, DISK_GB) alongside their legacy columns, and read it in
     # preference to them; gates ComputeNode's dual write.
-    {'note': 'compute nodes write resource-provider inventory'},
+    {'note': 'compute nodes write resource-provider inventory',
+     'service_objects': ('1.2', '1.3', '1.4')},
     # Version 3: understands NUMA objects (ComputeNode 1.6, Instance 1.5)
     # and NUMA cell child providers: a compute node with a NUMA topology
     # reports VCPU and MEMORY_MB on one child provider per cell, and at
     # its first audit reshapes a node that used to report them flat.
-    {'note': 'NUMA topologies and NUMA cell child providers'},
+    # Sends its service version with every call to a conductor.
+    {'note': 'NUMA topologies and NUMA cell child providers',
+     'service_objects': ('1.5',)},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 
@@ -43,10 +58,65 @@ _service_down_time = service_conf.service_down_time_opt.default
 
 LOG = logging.getLogger(__name__)
 
+# The service version of the code a Service method runs for: a
+# conductor runs methods for its callers (acting_for); anything else
+# runs its own code's.
+_acting_for = contextvars.ContextVar('resobj_acting_for', default=None)
+
 
 def set_service_down_time(seconds):
     global _service_down_time
     _service_down_time = seconds
+
+
+@contextlib.contextmanager
+def acting_for(version):
+    """Run the block's Service methods for code of service ``version``.
+
+    A conductor runs each caller's call in this block: the Service
+    record a registration or report writes then carries the caller's
+    version, not the conductor's. None: this code's own.
+    """
+    token = _acting_for.set(version)
+    try:
+        yield
+    finally:
+        _acting_for.reset(token)
+
+
+def running_version():
+    """The service version of the code this call runs for."""
+    version = _acting_for.get()
+    return SERVICE_VERSION if version is None else version
+
+
+def version_of_caller(object_versions):
+    """The service version of a caller that did not say, or None.
+
+    ``object_versions`` is what the call carries ({object name:
+    version}: a manifest, or the objects sent). Code older than service
+    version 3 does not send its service version; it is known by the
+    version of the Service object it sends, through
+    SERVICE_VERSION_HISTORY. Where several service versions shipped that
+    Service version, the oldest: a version gate then stays shut rather
+    than open a feature the caller may lack. None without a Service.
+    """
+    sent = object_versions.get(Service.obj_name())
+    if sent is None:
+        return None
+    shipped = [version for version, entry in
+               enumerate(SERVICE_VERSION_HISTORY)
+               if sent in entry.get('service_objects', ())]
+    if shipped:
+        return min(shipped)
+    # A Service version no release shipped (a development build):
+    # the newest service version that began at or below it.
+    sent = versionutils.convert_version_to_tuple(sent)
+    began = [version for version, entry in
+             enumerate(SERVICE_VERSION_HISTORY)
+             if entry.get('service_objects') and versionutils
+             .convert_version_to_tuple(entry['service_objects'][0]) <= sent]
+    return max(began, default=0)
 
 
 @base.ResobjObjectRegistry.register
@@ -105,7 +175,7 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='attribute %s is not lazy-loadable' % attrname)
-        if self._context is None:
+        if self.obj_context is None:
             raise exception.ObjectActionError(
                 action='obj_load_attr',
                 reason='no context to load compute_node with')
@@ -115,7 +185,7 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
                 reason='service %s/%s is not a compute service and has no '
                        'compute node' % (self.host, self.binary))
         nodes = compute_node.ComputeNodeList.get_all_by_host(
-            self._context, self.host)
+            self.obj_context, self.host)
         if not nodes:
             raise exception.ComputeNodeNotFound(key='host=%s' % self.host)
         # A compute service may drive several nodes (e.g. bare metal); the
@@ -174,24 +244,27 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
         """The service of ``binary`` on ``host``, recorded as started now.
 
         A service calls this at start: it creates the row, or updates the
-        live one, with this code's SERVICE_VERSION (lower than the row's
-        after a rollback: the running code is what counts) and
+        live one, with the running code's service version (the caller's,
+        when a conductor runs it: :func:`running_version`; lower than the
+        row's after a rollback: the running code is what counts) and
         ``last_seen_up`` now. Disabled and forced-down flags stay as the
         operator set them.
         """
         return cls._from_db_object(context, cls(), service_db.register(
-            context, host, binary, SERVICE_VERSION, topic=topic))
+            context, host, binary, running_version(), topic=topic))
 
     @base.remotable
     def heartbeat(self):
         """Report this service alive: ``last_seen_up`` now, one more report.
 
         The time is taken where the database is written, so a node's own
-        clock does not matter. Raises ServiceNotFound when the service
-        was deleted meanwhile.
+        clock does not matter. The version is the running code's again
+        (:func:`running_version`), so a record always shows what its
+        service runs. Raises ServiceNotFound when the service was
+        deleted meanwhile.
         """
-        self._from_db_object(self._context, self,
-                             service_db.heartbeat(self._context, self.id))
+        self._from_db_object(self.obj_context, self, service_db.heartbeat(
+            self.obj_context, self.id, running_version()))
 
     @base.remotable
     def create(self):
@@ -199,19 +272,19 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
             raise exception.ObjectActionError(action='create',
                                               reason='already created')
         # The table's defaults cover the other fields; the service version
-        # is this code's, not the column's 0.
+        # is the running code's, not the column's 0.
         if not self.obj_attr_is_set('version'):
-            self.version = SERVICE_VERSION
+            self.version = running_version()
         values = self._db_values()
-        self._from_db_object(self._context, self,
-                             service_db.create(self._context, values))
+        self._from_db_object(self.obj_context, self,
+                             service_db.create(self.obj_context, values))
 
     @base.remotable
     def save(self):
         values = self._db_values()
         if values:
-            row = service_db.update(self._context, self.id, values)
-            self._from_db_object(self._context, self, row)
+            row = service_db.update(self.obj_context, self.id, values)
+            self._from_db_object(self.obj_context, self, row)
 
     def _db_values(self):
         values = self.obj_get_db_changes()
@@ -223,8 +296,8 @@ class Service(base.ResobjPersistentObject, base.ResobjObject):
     @base.remotable
     def destroy(self):
         # The deleted row: the caller's object shows deleted and deleted_at.
-        self._from_db_object(self._context, self,
-                             service_db.destroy(self._context, self.id))
+        self._from_db_object(self.obj_context, self,
+                             service_db.destroy(self.obj_context, self.id))
 
 
 def report_alive(context, service, host, binary, topic=None):

@@ -34,20 +34,20 @@ def _wire_type_name(field_type):
 
 def _describe_type(field_type, child_version=None):
     name = _wire_type_name(field_type)
-    # Private attributes of the library's types: what defines each one
-    # (fingerprint.py reads the same; contributor/architecture.rst).
-    obj_name = getattr(field_type, '_obj_name', None)
-    if obj_name is not None:
-        inner = obj_name
+    # What defines each of the library's types (fingerprint.py reads the
+    # same).
+    target = _ovo.object_target(field_type)
+    if target is not None:
+        inner = target.name
         if child_version is not None:
             inner += ' ' + child_version
-        if getattr(field_type, '_subclasses', False):
+        if target.subclasses:
             inner += ', subclasses'
         return '%s(%s)' % (name, inner)
-    valid = getattr(field_type, '_valid_values', None)
+    valid = _ovo.valid_values(field_type)
     if valid is not None:
         return '%s(%s)' % (name, ', '.join(str(v) for v in valid))
-    element = getattr(field_type, '_element_type', None)
+    element = _ovo.element_field(field_type)
     if element is not None:
         return '%s(%s)' % (name, describe_field(element, child_version))
     if getattr(field_type, 'tzinfo_aware', True) is False:

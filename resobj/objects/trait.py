@@ -77,12 +77,12 @@ class Trait(base.ResobjObject):
             raise exception.ObjectActionError(action='create',
                                               reason='already created')
         validate_custom_name(self.name)
-        self._from_db_object(self._context, self,
-                             trait_db.create(self._context, self.name))
+        self._from_db_object(self.obj_context, self,
+                             trait_db.create(self.obj_context, self.name))
 
     @base.remotable
     def destroy(self):
-        trait_db.destroy(self._context, self.name)
+        trait_db.destroy(self.obj_context, self.name)
 
 
 @base.ResobjObjectRegistry.register

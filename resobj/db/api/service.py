@@ -119,19 +119,20 @@ def _update_registered(context, host, binary, values):
 
 
 @facade.writer
-def heartbeat(context, service_id):
-    """Record that a live service reported now; return its row.
+def heartbeat(context, service_id, version):
+    """Record that a live service of ``version`` reported now; its row.
 
     ``last_seen_up`` is stamped with the clock of the process that has
     database access, which :func:`get_minimum_version` compares it with,
     not the clock of a node that reports through another service; so
     one node's skewed clock cannot make it look down. ``report_count``
     is incremented in the statement itself, so concurrent reports are
-    all counted.
+    all counted. ``version`` is written each time: a node rolled back
+    and reporting through a conductor shows its own version at once.
     """
     count = utils.update_live(
         context, _TABLE,
-        {'last_seen_up': models_base.utcnow(),
+        {'last_seen_up': models_base.utcnow(), 'version': version,
          'report_count': _TABLE.c.report_count + 1},
         _TABLE.c.id == service_id)
     if not count:
@@ -179,24 +180,45 @@ def get_minimum_version(context, binaries, down_time=None):
     return {binary: found.get(binary) or 0 for binary in binaries}
 
 
+def _with_liveness(down_time):
+    """The columns resobj-status shows of a service, and whether it is up.
+
+    ``live`` is up by :func:`_up` with ``down_time`` seconds; a CASE
+    rather than the bare condition: a boolean column on every backend,
+    MySQL's integers included.
+    """
+    live = sa.type_coerce(sa.case((_up(down_time), 1), else_=0),
+                          sa.Boolean)
+    return sa.select(_TABLE.c.binary, _TABLE.c.host, _TABLE.c.version,
+                     _TABLE.c.last_seen_up, _TABLE.c.forced_down,
+                     _TABLE.c.disabled, live.label('live'))
+
+
 @facade.reader
 def older_than(context, version, down_time):
     """The services below service version ``version``, up or not.
 
-    Rows with ``binary``, ``host``, ``version``, ``last_seen_up`` and
-    ``live`` (up by :func:`_up` with ``down_time`` seconds), of every
-    service not deleted whose version is below ``version``, oldest version
-    first, then by binary and host. For resobj-status: a service that
-    stopped reporting no longer holds the cloud back, one that still
-    reports does.
+    Rows with ``binary``, ``host``, ``version``, ``last_seen_up``,
+    ``forced_down``, ``disabled`` and ``live`` (up by :func:`_up` with
+    ``down_time`` seconds), of every service not deleted whose version is
+    below ``version``, oldest version first, then by binary and host. For
+    resobj-status: a service that stopped reporting no longer holds the
+    cloud back, one that still reports does.
     """
-    # CASE rather than the bare condition: a boolean column on every
-    # backend, MySQL's integers included.
-    live = sa.type_coerce(sa.case((_up(down_time), 1), else_=0),
-                          sa.Boolean)
     return utils.execute(
         context,
-        sa.select(_TABLE.c.binary, _TABLE.c.host, _TABLE.c.version,
-                  _TABLE.c.last_seen_up, live.label('live'))
+        _with_liveness(down_time)
         .where(_TABLE.c.deleted == 0, _TABLE.c.version < version)
         .order_by(_TABLE.c.version, _TABLE.c.binary, _TABLE.c.host)).all()
+
+
+@facade.reader
+def get_all_with_liveness(context, down_time):
+    """Every service not deleted, as :func:`older_than` gives them.
+
+    By binary, then host: what resobj-status lists.
+    """
+    return utils.execute(
+        context,
+        _with_liveness(down_time).where(_TABLE.c.deleted == 0)
+        .order_by(_TABLE.c.binary, _TABLE.c.host)).all()

@@ -10,10 +10,10 @@ import operator
 from oslo_db import exception as db_exc
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
-from sqlalchemy.sql import compiler
 
 from resobj.db import facade
 from resobj.db.models import base
+from resobj.db import precompile
 
 
 def execute(context, statement, params=None):
@@ -69,32 +69,13 @@ def named_rows(result, row_type):
 def compile_into_cache(context, statement, params):
     """Compile ``statement`` as executing it with ``params`` would.
 
-    Into the engine's compiled cache, under the key an execution with
-    parameters named as ``params`` looks up, without running it: the
-    first execution then finds its SQL ready. SQLAlchemy has no public
-    way to do this (executing a statement is the only one, and a
-    statement skipped at execution leaves a result description in the
-    cache that no later run can use), so this is resobj's one use of
-    SQLAlchemy's private compilation: ``Engine._compiled_cache`` and
-    ``ClauseElement._compile_w_cache``, called as
-    ``Connection._execute_clauseelement`` of SQLAlchemy 2.0 and 2.1
-    calls it. ``test_compile_into_cache`` (functional/db/test_utils.py)
-    fails if the next execution no longer finds what it compiled.
-    Returns False when the connection caches nothing.
+    Into the compiled cache of the caller's connection, without running
+    it: the first execution then finds its SQL ready (see
+    :mod:`resobj.db.precompile`). ``params`` are complete values, as for
+    a real run. Returns False when the connection caches nothing.
     """
-    connection = context.session.connection()
-    options = dict(statement.get_execution_options())
-    options.update(connection.get_execution_options())
-    cache = options.get('compiled_cache', connection.engine._compiled_cache)
-    if cache is None:
-        return False
-    dialect = connection.dialect
-    statement._compile_w_cache(
-        dialect=dialect, compiled_cache=cache, column_keys=sorted(params),
-        for_executemany=False,
-        schema_translate_map=options.get('schema_translate_map'),
-        linting=dialect.compiler_linting | compiler.WARN_LINTING)
-    return True
+    return precompile.compile_into_cache(context.session.connection(),
+                                         statement, params)
 
 
 def filter_deleted(context, table, stmt):

@@ -7,6 +7,7 @@ import sqlite3
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
+from resobj.db import _oslo_db
 from resobj.db import intent
 from resobj.search import strategy as search_strategy
 
@@ -75,40 +76,14 @@ def begin_writers_immediately(engine):
     locked", busy timeout or not. Taking the lock at BEGIN makes
     concurrent writers wait their turn instead (up to the busy timeout);
     readers still run alongside. Otherwise this does what oslo.db's
-    begin hook does, which it replaces (see :func:`_replace_oslo_begin`).
+    begin hook does, which it replaces (see
+    :func:`resobj.db._oslo_db.replace_sqlite_begin`).
     """
-    def _begin(conn):
-        if _OSLO_BEGUN not in conn.info:
-            conn.exec_driver_sql('BEGIN IMMEDIATE' if intent.writes()
-                                 else 'BEGIN')
-            conn.info[_OSLO_BEGUN] = True
+    def _emit_begin(conn):
+        conn.exec_driver_sql('BEGIN IMMEDIATE' if intent.writes()
+                             else 'BEGIN')
 
-    _replace_oslo_begin(engine, _begin)
-
-
-# oslo.db's SQLite begin hook (a function of this name) emits a plain
-# BEGIN unless this key of the connection's ``info`` says a transaction
-# has begun; its commit and rollback hooks remove the key.
-_OSLO_BEGIN_HOOK = '_sqlite_emit_begin'
-_OSLO_BEGUN = 'in_transaction'
-
-
-def _replace_oslo_begin(engine, begin):
-    """Put ``begin`` in the place of oslo.db's SQLite begin hook.
-
-    oslo.db turns pysqlite's own BEGIN off and emits a plain one in a
-    begin hook, with no option to choose the kind of BEGIN; SQLAlchemy
-    has no way to run a hook before one already registered (``insert``
-    is ignored for an engine's connection events). So this removes
-    oslo.db's hook, found by its function's name, and ``begin`` marks a
-    transaction begun as oslo.db's does: resobj's one use of oslo.db's
-    private names. ``test_writers_take_the_write_lock_at_begin``
-    (functional/db/test_facade.py) fails if oslo.db changes either.
-    """
-    for listener in list(engine.dispatch.begin):
-        if getattr(listener, '__name__', None) == _OSLO_BEGIN_HOOK:
-            sa.event.remove(engine, 'begin', listener)
-    sa.event.listen(engine, 'begin', begin)
+    _oslo_db.replace_sqlite_begin(engine, _emit_begin)
 
 
 def _pool_file_connections(engine):

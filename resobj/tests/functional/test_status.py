@@ -7,6 +7,7 @@ command end to end.
 
 import datetime
 import io
+import os
 
 import fixtures
 from oslo_upgradecheck import upgradecheck
@@ -14,6 +15,7 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from resobj.cmd import status
+from resobj.conf import paths
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import service as service_db
 from resobj.db import migration
@@ -90,6 +92,23 @@ class TestSchema(StatusTestCase):
         self.assert_result(self.results()['Database schema'], SUCCESS,
                            migration.head_revision())
 
+    def test_the_database_checked_is_named(self):
+        # Without [database] connection: the embedded file, said so.
+        self.sync()
+        result = self.results()['Database schema']
+        self.assertTrue(result.details.startswith(
+            'Checked the embedded SQLite database %s (no [database] '
+            'connection is configured).' % os.path.join(
+                paths.state_dir(self.conf), 'resobj.sqlite')),
+            result.details)
+        self.conf_fixture.config(
+            connection='postgresql+psycopg://resobj:secret@db.example.org/'
+            'cloud', group='database')
+        result = self.results()['Database schema']
+        self.assertTrue(result.details.startswith(
+            'Checked postgresql+psycopg://resobj:***@db.example.org/cloud.'),
+            result.details)
+
     def test_no_schema_fails_and_data_checks_wait_for_it(self):
         results = self.results()
         self.assert_result(results['Database schema'], FAILURE,
@@ -164,10 +183,29 @@ class TestServiceVersions(StatusTestCase):
                            'No live service runs a version older')
 
     def test_previous_release_is_supported_and_named(self):
+        # It runs beside this release, but the upgrade is not finished:
+        # a warning naming it.
         self.service('c1', CURRENT, seen=ago(5))
         self.service('c2', PREVIOUS, seen=ago(5))
+        result = self.results()['Service versions']
         self.assert_result(
-            self.results()['Service versions'], SUCCESS,
+            result, WARNING, "1 live services still run the previous "
+            "release's service version %d" % PREVIOUS,
+            'resobj-compute on c2 (version %d)' % PREVIOUS)
+        self.assertNotIn('c1', result.details)
+        # Once it is down, nothing is left to upgrade.
+        self.service('c2-gone', PREVIOUS, seen=ago(3600))
+        service_db.update(self.context, service_db.get_by_host_and_binary(
+            self.context, 'c2', 'resobj-compute')['id'],
+            {'last_seen_up': ago(3600)})
+        self.assert_result(self.results()['Service versions'], SUCCESS)
+
+    def test_previous_and_too_old_together_fail_naming_both(self):
+        self.service('c2', PREVIOUS, seen=ago(5))
+        self.service('old', TOO_OLD, seen=ago(5))
+        self.assert_result(
+            self.results()['Service versions'], FAILURE,
+            'resobj-compute on old (version %d)' % TOO_OLD,
             'resobj-compute on c2 (version %d)' % PREVIOUS)
 
     def test_a_live_service_too_old_fails(self):
@@ -227,6 +265,44 @@ class TestServiceVersions(StatusTestCase):
         self.assertNotIn('h10', result.details)
 
 
+class TestServicesListing(StatusTestCase):
+
+    def test_every_service_with_its_version_and_state(self):
+        self.sync()
+        self.service('c1', CURRENT, seen=ago(5))
+        self.service('c2', PREVIOUS, seen=ago(5), disabled=True)
+        self.service('gone', PREVIOUS, seen=datetime.datetime(
+            2026, 1, 2, 3, 4, 5))
+        self.service('fenced', CURRENT, seen=ago(5), forced_down=True)
+        self.service('silent', PREVIOUS)
+        self.service('ctl', CURRENT, seen=ago(5), binary='resobj-conductor')
+        row = self.service('deleted', PREVIOUS, seen=ago(5))
+        service_db.destroy(self.context, row['id'])
+        lines = status.Checks(self.conf).services_listing().splitlines()
+        self.assertEqual(
+            'Services (this release runs service version %d):' % CURRENT,
+            lines[0])
+        self.assertEqual(
+            [['Binary', 'Host', 'Version', 'State'],
+             ['resobj-compute', 'c1', str(CURRENT), 'up'],
+             ['resobj-compute', 'c2', str(PREVIOUS), 'up, disabled'],
+             ['resobj-compute', 'fenced', str(CURRENT), 'forced down'],
+             ['resobj-compute', 'gone', str(PREVIOUS),
+              'down (last report 2026-01-02 03:04:05)'],
+             ['resobj-compute', 'silent', str(PREVIOUS),
+              'up (never reported)'],
+             ['resobj-conductor', 'ctl', str(CURRENT), 'up']],
+            [line.split(None, 3) for line in lines[1:]])
+        # Columns line up.
+        self.assertEqual({lines[1].index('Host')},
+                         {line.index(' c') + 1 for line in lines[2:4]})
+
+    def test_none_registered(self):
+        self.sync()
+        self.assertEqual('  none registered', status.Checks(
+            self.conf).services_listing().splitlines()[1])
+
+
 class TestVersionCaps(StatusTestCase):
 
     def setUp(self):
@@ -268,7 +344,14 @@ class TestVersionCaps(StatusTestCase):
     def test_a_cap_that_is_no_version_fails(self):
         self.cap('latest')
         self.assert_result(self.results()['Upgrade levels'], FAILURE,
-                           'latest is not a version')
+                           'latest is not a version', 'nor auto')
+
+    def test_auto_passes_for_either_api(self):
+        self.service('c2', PREVIOUS, seen=ago(5))
+        for api in ('conductor', 'compute'):
+            self.conf_fixture.config(group='upgrade_levels', **{api: 'auto'})
+            self.assert_result(self.results()['Upgrade levels'], SUCCESS,
+                               '[upgrade_levels] %s = auto' % api)
 
 
 class TestOutput(StatusTestCase):

@@ -11,11 +11,13 @@ import json
 import os
 
 import fixtures
+import sqlalchemy as sa
 
 from resobj.cmd import manage
 from resobj.cmd import status
 from resobj import context
 from resobj.db import migration
+from resobj.objects import service as service_obj
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import test_compute_node
@@ -76,6 +78,7 @@ class TestStatusCommand(db_base.DBTestCase):
             url = 'sqlite:///%s' % path
         else:
             url = self.engine.url.render_as_string(hide_password=False)
+        self.cmd_url = url
         self.conf = self.cmd.write_conf(
             '[database]\nconnection = %s\n' % url)
 
@@ -137,6 +140,20 @@ class TestStatusCommand(db_base.DBTestCase):
         self.assertEqual(0, code, out + err)
         self.assertEqual('| Upgrade Check Results', out.splitlines()[1][:23])
         self.assertEqual(4, out.count('Result: Success'), out)
+        # Then the services, none yet.
+        self.assertEqual(
+            ['Services (this release runs service version %d):'
+             % service_obj.SERVICE_VERSION, '  none registered'],
+            out.splitlines()[-2:])
+
+    def test_the_database_checked_is_named(self):
+        self.assertEqual(0, self.manage('db', 'sync')[0])
+        code, out, err = self.status()
+        self.assertEqual(0, code, out + err)
+        url = sa.engine.make_url(self.cmd_url).render_as_string(
+            hide_password=True)
+        self.assertTrue(checks(out)['Database schema'][1].startswith(
+            'Checked %s.' % url))
 
 
 class TestStatusErrors(base.TestCase):
@@ -175,6 +192,18 @@ class TestStatusErrors(base.TestCase):
             'resobj-manage db sync')
         self.assertFalse(os.path.exists(os.path.join(self.cmd.tmp,
                                                      'state')))
+
+    def test_the_embedded_database_is_named_as_such(self):
+        # No configuration file: the embedded database, which resobj-api
+        # created; the check says which it read.
+        self.assertEqual(0, self.cmd.run(manage.main, 'db', 'sync')[0])
+        code, out, err = self.run_status('upgrade', 'check', '--json')
+        self.assertEqual(0, code, out + err)
+        self.assertIn(
+            'Checked the embedded SQLite database %s (no [database] '
+            'connection is configured).' % os.path.join(
+                self.cmd.tmp, 'state', 'resobj', 'resobj.sqlite'),
+            checks(out)['Database schema'][1])
 
     def test_unknown_option_in_config_file(self):
         path = self.cmd.write_conf('[upgrade_levels]\nconductr = 1.0\n')

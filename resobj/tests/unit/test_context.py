@@ -31,6 +31,20 @@ class TestRequestContext(base.TestCase):
         self.assertEqual('only', again.read_deleted)
         self.assertEqual('u', again.user_id)
 
+    def test_dict_round_trip_keeps_the_senders_service_version(self):
+        ctx = context.RequestContext(service_version=3)
+        self.assertEqual(3, context.RequestContext.from_dict(
+            ctx.to_dict()).service_version)
+        # Not said: not in the dict, None on arrival.
+        ctx = context.RequestContext()
+        self.assertNotIn('service_version', ctx.to_dict())
+        self.assertIsNone(context.RequestContext.from_dict(
+            ctx.to_dict()).service_version)
+        # Code that does not know the key ignores it.
+        self.assertEqual('u1', oslo_context.RequestContext.from_dict(
+            dict(context.RequestContext(user_id='u1', service_version=3)
+                 .to_dict())).user_id)
+
     def test_no_session_outside_a_transaction(self):
         ctx = context.get_admin_context()
         self.assertTrue(ctx.is_admin)
@@ -38,8 +52,9 @@ class TestRequestContext(base.TestCase):
                           getattr, ctx, 'session')
 
     def test_clear_current_forgets_the_stored_context(self):
-        # resobj.context.clear_current reaches into oslo.context's store;
-        # this fails if oslo.context keeps it elsewhere.
+        # Through resobj._oslo_context.forget_current, which reaches into
+        # oslo.context's store: this fails if oslo.context keeps it
+        # elsewhere.
         ctx = context.RequestContext(user_id='u', overwrite=True)
         self.assertIs(ctx, oslo_context.get_current())
         context.clear_current()

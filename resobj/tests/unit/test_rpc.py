@@ -58,11 +58,37 @@ class _FakeTransportCase(base.TestCase):
 class TestRPC(_FakeTransportCase):
 
     def test_messaging_groups_registered_on_a_private_conf(self):
-        # oslo.messaging registers these on its global CONF only; a call
-        # needs them (rpc.register_opts relies on ConfFixture for it).
+        # A call needs these; oslo.messaging registers the metrics and
+        # tracing groups on its global CONF only (rpc._unlisted_opts).
         for group in ('oslo_messaging_metrics', 'oslo_messaging_tracing',
-                      'oslo_messaging_rabbit'):
+                      'oslo_messaging_rabbit',
+                      'oslo_messaging_notifications'):
             self.assertIn(group, self.conf)
+        for name in ('transport_url', 'rpc_response_timeout',
+                     'executor_thread_pool_size'):
+            self.assertIn(name, self.conf)
+
+    def test_every_group_the_library_registers_globally_is_registered(self):
+        # What oslo.messaging registers on cfg.CONF at import is what a
+        # private ConfigOpts lacks unless resobj registers it: a new such
+        # group (or option) must be added to rpc._unlisted_opts.
+        for group in cfg.CONF:
+            if not group.startswith('oslo_messaging'):
+                continue
+            self.assertIn(group, self.conf)
+            self.assertLessEqual(set(cfg.CONF[group]),
+                                 set(self.conf[group]), group)
+
+    def test_the_library_registers_its_own_options_again_without_error(self):
+        # The listed options are copies: the library registering its own
+        # on the same conf (a rabbit transport, a server) must find them
+        # equal, not a duplicate.
+        transport = messaging.get_rpc_transport(
+            self.conf, url='rabbit://guest:guest@127.0.0.1:1/')
+        self.addCleanup(transport.cleanup)
+        rpc.get_server(transport, 'unit-topic', 'h1', [_Endpoint()])
+        self.assertEqual(1.0, self.conf.oslo_messaging_rabbit
+                         .kombu_reconnect_delay)
 
     def test_call_carries_the_context(self):
         client = self._serve()

@@ -184,8 +184,10 @@ class TestGateOpens(MixedClusterTestCase):
         self.assertTrue(self.gate_open())
         self.assertEqual((0, RESERVED_MB, 0), self.node_reserved(tracker))
         self.assert_reserved_honoured(tracker)
-        # It reports again: the gate closes; audits go on.
-        old.heartbeat()
+        # It reports again (its own code's version): the gate closes;
+        # audits go on.
+        with service_obj.acting_for(OLD):
+            old.heartbeat()
         self.assertFalse(self.gate_open())
         tracker.update_available_resource(self.context)
         self.claim(tracker)

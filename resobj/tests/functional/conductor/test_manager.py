@@ -10,10 +10,12 @@ from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
 from resobj.conductor import manager
+from resobj import context as resobj_context
 from resobj.db.api import resource_class as rc_db
 from resobj import exception
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
+from resobj.objects import service as service_obj
 from resobj import rpc
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
@@ -220,3 +222,58 @@ class TestConductorManager(db_base.DBTestCase):
             'get_by_host_and_nodename', {'ComputeNode': '2.0'}, ('h1', 'h1'),
             {})
         self.assertIn('ComputeNode version 2.0', str(exc))
+
+    # A Service registered or reported through the conductor is the
+    # caller's: its version is the one the caller runs, said or inferred.
+
+    def caller(self, said=None):
+        """The context a caller sends, as the conductor receives it."""
+        context = resobj_context.get_admin_context()
+        context.service_version = said
+        return self.serializer.deserialize_context(jsonutils.loads(
+            jsonutils.dumps(self.serializer.serialize_context(context))))
+
+    def register(self, context, manifest):
+        try:
+            return self.manager.object_class_action_versions(
+                context, 'Service', 'register', manifest,
+                ('h1', cn_obj.COMPUTE_BINARY), {})
+        except messaging.ExpectedException as exc:
+            raise exc.exc_info[1]
+
+    def recorded(self):
+        return objects.Service.get_by_compute_host(self.context,
+                                                   'h1').version
+
+    def test_a_caller_that_says_its_version_is_recorded_at_it(self):
+        manifest = objects.base.obj_tree_get_versions('Service')
+        self.register(self.caller(said=2), manifest)
+        self.assertEqual(2, self.recorded())
+        # Said wins over what the objects would suggest.
+        manifest['Service'] = '1.1'
+        self.register(self.caller(said=2), manifest)
+        self.assertEqual(2, self.recorded())
+
+    def test_an_older_caller_is_known_by_its_service_object(self):
+        # Code older than service version 3 says nothing; the Service
+        # version in its manifest tells what it runs.
+        for sent, version in (('1.4', 2), ('1.2', 2), ('1.1', 1)):
+            manifest = objects.base.obj_tree_get_versions('Service')
+            manifest['Service'] = sent
+            self.register(self.caller(), manifest)
+            self.assertEqual(version, self.recorded(), sent)
+
+    def test_an_older_callers_report_keeps_its_version(self):
+        manifest = objects.base.obj_tree_get_versions('Service')
+        manifest['Service'] = '1.4'
+        answer = self.wire(self.register(self.caller(), manifest))
+        self.assertEqual(('1.4', 2), (answer.VERSION, answer.version))
+        # Its report: the object it holds, at 1.4, and nothing said.
+        self.manager.object_action(
+            self.caller(), self.wire(answer), 'heartbeat', (), {})
+        self.assertEqual(2, self.recorded())
+        # The same node upgraded reports its version, said.
+        self.manager.object_action(
+            self.caller(said=service_obj.SERVICE_VERSION),
+            self.wire(answer), 'heartbeat', (), {})
+        self.assertEqual(service_obj.SERVICE_VERSION, self.recorded())

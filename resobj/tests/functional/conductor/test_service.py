@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from unittest import mock
 
 import fixtures
 from oslo_utils import uuidutils
@@ -31,10 +32,12 @@ from resobj.db import facade
 from resobj import exception
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
+from resobj.objects import service as service_obj
 from resobj.tests import backends
 from resobj.tests import base
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests import service_process
+from resobj import version
 
 PCI = [{'address': '0000:81:00.%d' % i, 'vendor_id': '8086',
         'product_id': '1520'} for i in range(2)]
@@ -222,6 +225,28 @@ class TestNodeWithoutDatabase(ConductorTestCase):
         self.assertEqual(1, self.conductors.scalar(
             'SELECT count(*) FROM services WHERE "binary" = '
             "'resobj-conductor' AND last_seen_up IS NOT NULL"))
+        # Its start line says what it runs.
+        self.assertIn('resobj-conductor %s: serving topic'
+                      % version.describe(),
+                      self.conductors.processes[0].log())
+
+    def test_a_node_is_recorded_at_the_version_it_runs(self):
+        # The conductor runs today's code; this node says it runs the
+        # previous service version (rolled back), then today's again.
+        def recorded():
+            return self.conductors.scalar(
+                "SELECT version FROM services WHERE host = 'rolled-back'")
+
+        older = service_obj.SERVICE_VERSION - 1
+        with mock.patch.object(service_obj, 'SERVICE_VERSION', older):
+            service = objects.Service.register(
+                self.context, 'rolled-back', cn_obj.COMPUTE_BINARY)
+            self.assertEqual((older, older), (service.version, recorded()))
+            self.assertEqual(older, objects.Service.get_minimum_version(
+                self.context, cn_obj.COMPUTE_BINARY))
+        # Upgraded again: its next report shows it.
+        service.heartbeat()
+        self.assertEqual(service_obj.SERVICE_VERSION, recorded())
 
     def test_errors_cross_as_resobj_exceptions(self):
         self.assertRaises(exception.ComputeNodeNotFound,

@@ -397,7 +397,7 @@ class TestPrePing(_PooledConnections):
 class TestPingWhenSuspect(_PooledConnections):
     """On PostgreSQL a live pooled connection is used without a ping.
 
-    Also the check of resobj.db.outage._stop_pool_pre_ping, which sets a
+    Also a check of resobj.db._sqlalchemy.stop_pre_ping, which sets a
     private attribute of SQLAlchemy's pool: were it renamed, SQLAlchemy
     would ping at every checkout again.
     """

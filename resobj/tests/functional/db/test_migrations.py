@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+from alembic import operations as alembic_operations
+from alembic.runtime import migration as alembic_migration
 import fixtures
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import test_migrations
@@ -13,6 +15,7 @@ import sqlalchemy as sa
 from resobj.db.api import resource_class as rc_db
 from resobj.db.api import usage as usage_db
 from resobj.db import migration
+from resobj.db.migrations import resumable
 from resobj.db import models
 from resobj.db.models import allocation_owner
 from resobj.db.models import inventory_usage
@@ -310,3 +313,52 @@ class TestInterruptedSyncOnMySQL(test_migrations.ModelsMigrationsSync,
                     for module in (inventory_usage, allocation_owner)
                     for statement in module.statements('mysql')}
         self.assertEqual(expected, triggers)
+
+
+class TestResumableOperations(db_base.DBTestCase):
+    """MySQL: what make_resumable does to alembic's operations, and not.
+
+    The replaced implementations hold for every migration context of the
+    process (alembic's ``Operations.implementation_for``): a context not
+    made resumable keeps alembic's own.
+    """
+
+    scenarios = [s for s in db_base.EMPTY_BACKEND_SCENARIOS
+                 if s[0] == 'mysql']
+
+    def _operations(self, connection, resumable_too):
+        context = alembic_migration.MigrationContext.configure(connection)
+        if resumable_too:
+            self.addCleanup(resumable.make_resumable(context))
+        return alembic_operations.Operations(context)
+
+    def _table(self, op):
+        return op.create_table('resumed', sa.Column('id', sa.Integer,
+                                                    primary_key=True))
+
+    def test_a_table_that_exists_is_not_created_again(self):
+        with self.engine.connect() as conn:
+            op = self._operations(conn, resumable_too=True)
+            self._table(op)
+            table = self._table(op)
+            # As alembic's: a table to bulk_insert into.
+            self.assertEqual('resumed', table.name)
+            op.add_column('resumed', sa.Column('n', sa.Integer))
+            op.add_column('resumed', sa.Column('n', sa.Integer))
+            self.assertEqual({'id', 'n'}, {
+                c['name'] for c in sa.inspect(conn).get_columns('resumed')})
+
+    def test_other_contexts_keep_alembics_operations(self):
+        with self.engine.connect() as conn:
+            op = self._operations(conn, resumable_too=False)
+            self._table(op)
+            self.assertRaises(sa.exc.OperationalError, self._table, op)
+
+    def test_a_column_with_its_index_is_refused(self):
+        with self.engine.connect() as conn:
+            op = self._operations(conn, resumable_too=True)
+            self._table(op)
+            error = self.assertRaises(
+                NotImplementedError, op.add_column, 'resumed',
+                sa.Column('n', sa.Integer, index=True))
+            self.assertIn('resumed.n', str(error))

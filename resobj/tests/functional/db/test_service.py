@@ -199,10 +199,13 @@ class TestServiceDB(db_base.DBTestCase):
             r['binary'] for r in service_db.get_all(self.context)])
 
     def test_heartbeat_counts_and_stamps(self):
-        row = self._create(last_seen_up=datetime.datetime(2020, 1, 1))
-        beat = service_db.heartbeat(self.context, row['id'])
-        beat = service_db.heartbeat(self.context, row['id'])
+        row = self._create(last_seen_up=datetime.datetime(2020, 1, 1),
+                           version=3)
+        beat = service_db.heartbeat(self.context, row['id'], 3)
+        beat = service_db.heartbeat(self.context, row['id'], 2)
         self.assertEqual(2, beat['report_count'])
+        # The reporting code's version, lower after a rollback.
+        self.assertEqual(2, beat['version'])
         self.assertGreater(beat['last_seen_up'],
                            datetime.datetime(2020, 1, 1))
         self.assertLessEqual(beat['last_seen_up'], models_base.utcnow())
@@ -211,7 +214,7 @@ class TestServiceDB(db_base.DBTestCase):
         row = self._create()
         service_db.destroy(self.context, row['id'])
         self.assertRaises(exception.ServiceNotFound, service_db.heartbeat,
-                          self.context, row['id'])
+                          self.context, row['id'], 3)
 
     def test_writer_failure_leaves_nothing_behind(self):
         @facade.writer

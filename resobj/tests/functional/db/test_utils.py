@@ -2,52 +2,91 @@
 
 import typing
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from resobj.db.api import utils
 from resobj.db import facade
 from resobj.db.models import resource_provider as rp_models
+from resobj.db import precompile
 from resobj.tests.functional import db_base
 
 _RP = rp_models.ResourceProvider.__table__
 
 
+def _two_providers(engine):
+    """Providers rp-1 and rp-2; their ids."""
+    with engine.begin() as conn:
+        conn.execute(sa.insert(_RP), [
+            {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
+        conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
+        return conn.execute(
+            sa.select(_RP.c.id).order_by(_RP.c.id)).scalars().all()
+
+
 def _statement():
     # A new construct each time, as the candidate search builds them:
-    # only its cache key matches an earlier one.
-    return sa.select(_RP.c.id).where(
-        _RP.c.name == sa.bindparam('name'),
-        _RP.c.id.in_(sa.bindparam('ids', expanding=True)))
+    # only its cache key matches an earlier one. Marked as the search's
+    # statements are: PostgreSQL's hook would prepare and run it.
+    return utils.prepared(sa.select(_RP.c.id, _RP.c.name).where(
+        _RP.c.name != sa.bindparam('name'),
+        _RP.c.id.in_(sa.bindparam('ids', expanding=True))))
 
 
 @facade.reader
-def _compile(context):
-    return utils.compile_into_cache(context, _statement(),
-                                    {'name': 'x', 'ids': [1]})
+def _compile(context, statement=None):
+    return utils.compile_into_cache(
+        context, _statement() if statement is None else statement,
+        {'name': 'x', 'ids': [1]})
 
 
 @facade.reader
 def _run(context):
     result = utils.execute(context, _statement(),
                            {'name': 'x', 'ids': [1, 2, 3]})
-    return result.all(), result.context.cache_hit
+    return [tuple(row) for row in result], result.context.cache_hit
 
 
 class TestCompileIntoCache(db_base.DBTestCase):
-    """SQLAlchemy's private compilation does what the execution does.
+    """A statement compiled into the cache, not run, serves the next run."""
 
-    Fails if SQLAlchemy changes ``Engine._compiled_cache`` or
-    ``ClauseElement._compile_w_cache`` (see utils.compile_into_cache).
-    """
+    def setUp(self):
+        super().setUp()
+        self.ids = _two_providers(self.engine)
 
-    def test_compile_into_cache(self):
-        self.engine._compiled_cache.clear()
+    def test_the_next_run_finds_it_compiled(self):
+        self.engine.clear_compiled_cache()
         rows, hit = _run(self.context)
-        self.assertEqual(([], self.engine.dialect.CACHE_MISS), (rows, hit))
-        self.engine._compiled_cache.clear()
+        self.assertEqual(self.engine.dialect.CACHE_MISS, hit)
+        self.engine.clear_compiled_cache()
         self.assertTrue(_compile(self.context))
-        rows, hit = _run(self.context)
-        self.assertEqual(([], self.engine.dialect.CACHE_HIT), (rows, hit))
+        again, hit = _run(self.context)
+        self.assertEqual(self.engine.dialect.CACHE_HIT, hit)
+        # Rows described by the run's own cursor, by name.
+        self.assertEqual(rows, again)
+        self.assertEqual([(self.ids[0], 'rp-1'), (self.ids[1], 'rp-2')],
+                         sorted(again))
+
+    def test_nothing_runs(self):
+        # The server would refuse it: no such table.
+        missing = sa.table('no_such_table', sa.column('id'))
+        statement = utils.prepared(sa.select(missing.c.id).where(
+            missing.c.id != sa.bindparam('name'),
+            missing.c.id.in_(sa.bindparam('ids', expanding=True))))
+        self.assertTrue(_compile(self.context, statement))
+        self.assertRaises((db_exc.DBError, sa.exc.DBAPIError),
+                          self._run_missing, statement)
+
+    def _run_missing(self, statement):
+        with self.engine.connect() as conn:
+            conn.execute(statement, {'name': 'x', 'ids': [1]})
+
+    def test_an_engine_that_would_run_it_is_refused(self):
+        engine = sa.create_engine(self.engine.url)
+        self.addCleanup(engine.dispose)
+        with engine.connect() as conn:
+            self.assertRaises(RuntimeError, precompile.compile_into_cache,
+                              conn, _statement(), {'name': 'x', 'ids': [1]})
 
 
 class _Pair(typing.NamedTuple):
@@ -81,10 +120,7 @@ class TestNamedRows(db_base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        with self.engine.begin() as conn:
-            conn.execute(sa.insert(_RP), [
-                {'uuid': 'u-%d' % n, 'name': 'rp-%d' % n} for n in (1, 2)])
-            conn.execute(sa.update(_RP).values(root_provider_id=_RP.c.id))
+        _two_providers(self.engine)
 
     def test_columns_in_the_fields_order(self):
         rows = _named(self.context, _Pair, _RP.c.name, _RP.c.id)

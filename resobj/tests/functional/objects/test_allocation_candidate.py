@@ -1024,13 +1024,13 @@ class TestWarmStatements(CandidateTestCase):
             for groups, kwargs in self.usual_searches():
                 # What the search compiles in a process that has not run
                 # it: the check below can tell.
-                self.engine._compiled_cache.clear()
+                self.engine.clear_compiled_cache()
                 for build in (row_statements.whole_cloud,
                               row_statements.of_roots,
                               row_statements.anchored):
                     build.cache_clear()
                 self.assertNotEqual([], self.misses(*groups, **kwargs))
-                self.engine._compiled_cache.clear()
+                self.engine.clear_compiled_cache()
                 self.assertGreater(ac_db.warm_statements(self.context), 0)
                 self.assertEqual([], self.misses(*groups, **kwargs),
                                  (with_pool, groups, kwargs))

@@ -149,7 +149,9 @@ class TestLiveServices(db_base.DBTestCase):
         self._compute('new', 2, seconds_ago(0))
         old = self._compute('old', 1, seconds_ago(600))
         self.assertEqual(2, self._minimum())
-        old.heartbeat()
+        # Its report, through a conductor that runs it for that code.
+        with service_obj.acting_for(1):
+            old.heartbeat()
         self.assertEqual(1, self._minimum())
 
     def test_register_records_this_codes_version_seen_now(self):
@@ -171,6 +173,26 @@ class TestLiveServices(db_base.DBTestCase):
                                            'resobj-compute')
         self.assertEqual(old.id, service.id)
         self.assertEqual(service_obj.SERVICE_VERSION, self._minimum())
+
+    def test_a_conductor_records_its_callers_version(self):
+        # Registration, reports and creation run for a caller of service
+        # version 2 (a conductor's acting_for): the rows say 2, not this
+        # code's version; outside the block, this code's again.
+        with service_obj.acting_for(2):
+            service = objects.Service.register(self.context, 'host1',
+                                               'resobj-compute')
+            other = objects.Service(self.context, host='host2',
+                                    binary='resobj-compute')
+            other.create()
+        self.assertEqual((2, 2), (service.version, other.version))
+        self.assertEqual(2, self._minimum())
+        service.heartbeat()
+        self.assertEqual(service_obj.SERVICE_VERSION, service.version)
+        # A node rolled back reports its own version at its next report.
+        with service_obj.acting_for(2):
+            service.heartbeat()
+        self.assertEqual(2, objects.Service.get_by_compute_host(
+            self.context, 'host1').version)
 
     def test_heartbeat(self):
         service = objects.Service.register(self.context, 'host1',

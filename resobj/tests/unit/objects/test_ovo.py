@@ -127,6 +127,23 @@ class TestFieldType(test_base.TestCase):
         self.assertIsInstance(_ovo.field_type(ovo_fields.ObjectField('X')),
                               ovo_fields.Object)
 
+    def test_what_defines_each_kind_of_type(self):
+        string = _ovo.field_type(ovo_fields.StringField())
+        self.assertEqual(
+            (None, None, None), (_ovo.object_target(string),
+                                 _ovo.valid_values(string),
+                                 _ovo.element_field(string)))
+        self.assertEqual(('X', True), _ovo.object_target(_ovo.field_type(
+            ovo_fields.ObjectField('X', subclasses=True))))
+        self.assertEqual(('X', False), _ovo.object_target(_ovo.field_type(
+            ovo_fields.ObjectField('X'))))
+        self.assertEqual(['a', 'b'], list(_ovo.valid_values(_ovo.field_type(
+            ovo_fields.EnumField(['a', 'b'])))))
+        element = _ovo.element_field(_ovo.field_type(
+            ovo_fields.DictOfNullableStringsField()))
+        self.assertTrue(element.nullable)
+        self.assertIsInstance(_ovo.field_type(element), ovo_fields.String)
+
 
 class TestSetContext(_TestCase):
 
