@@ -17,6 +17,10 @@ no token, and auth_token's answers are given in the API's error format:
 asked (unreachable, or refusing the service's own credentials).
 """
 
+import logging as std_logging
+import threading
+import time
+
 from keystoneauth1 import exceptions as ksa_exc
 from keystoneauth1 import loading as ks_loading
 from keystonemiddleware import auth_token
@@ -102,10 +106,77 @@ UNAVAILABLE = ('Keystone is unavailable: the token could not be validated. '
                'Try again later.')
 
 
+# auth_token's line, at CRITICAL, for each token it could not validate
+# because Keystone could not be asked.
+_UNREACHABLE = 'Unable to validate token: %s'
+
+
+class _OneWarningPerOutage(std_logging.Filter):
+    """auth_token's line per request while Keystone is away, said once.
+
+    Every request with a token to validate logs it again, at CRITICAL;
+    an outage becomes one WARNING per ``interval`` seconds saying what
+    the service does, the repeats demoted to DEBUG and counted.
+    ``test_api_auth`` fails if auth_token's line is no longer recognised.
+    """
+
+    def __init__(self, interval=60):
+        super().__init__()
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._quiet_until = 0.0
+        self._repeats = 0
+
+    def filter(self, record):
+        if record.msg != _UNREACHABLE:
+            return True
+        now = time.monotonic()
+        with self._lock:
+            if now < self._quiet_until:
+                self._repeats += 1
+                record.levelno, record.levelname = std_logging.DEBUG, 'DEBUG'
+                return std_logging.getLogger(record.name).isEnabledFor(
+                    std_logging.DEBUG)
+            repeats, self._repeats = self._repeats, 0
+            self._quiet_until = now + self.interval
+        record.levelno, record.levelname = std_logging.WARNING, 'WARNING'
+        record.msg = ('Keystone could not be asked to validate a token '
+                      '(%s): requests with a token to validate answer 503 '
+                      'until it can')
+        record.args = (record.args[0] if record.args else '',)
+        if repeats:
+            record.msg += ' (%d more since the last such line)'
+            record.args += (repeats,)
+        return True
+
+
+_FILTERED = {}
+_FILTERED_LOCK = threading.Lock()
+
+
+def _quiet_outages(log):
+    """Put one _OneWarningPerOutage on auth_token's logger ``log``.
+
+    One per logger (named by auth_token's log_name setting), however
+    many applications are built in the process: two would each count the
+    other's lines.
+    """
+    logger = getattr(log, 'logger', log)  # an oslo.log adapter's logger
+    with _FILTERED_LOCK:
+        if logger.name not in _FILTERED:
+            _FILTERED[logger.name] = _OneWarningPerOutage()
+            logger.addFilter(_FILTERED[logger.name])
+
+
 class _AuthToken(auth_token.AuthProtocol):
+    def __init__(self, app, conf):
+        super().__init__(app, conf)
+        self.application = app
+        _quiet_outages(self.log)
+
     def __call__(self, environ, start_response):
         if auth.is_root(environ):
-            return self._app(environ, start_response)
+            return self.application(environ, start_response)
         return super().__call__(environ, start_response)
 
     def process_request(self, request):

@@ -6,8 +6,11 @@ the gabbi tests cover authenticated requests end to end, and
 """
 
 import json
+import logging
 import socket
+import time
 
+import fixtures
 from oslo_config import cfg
 import webob
 
@@ -123,7 +126,7 @@ class TestKeystoneConfiguration(base.TestCase):
                           group='keystone_authtoken', auth_url=KEYSTONE)
         api_app.Application(self.conf.conf)
 
-    def test_keystone_unreachable_is_503(self):
+    def _unreachable_keystone_app(self):
         # A bound socket that does not listen: connections are refused.
         closed = socket.socket()
         self.addCleanup(closed.close)
@@ -131,11 +134,37 @@ class TestKeystoneConfiguration(base.TestCase):
         url = 'http://127.0.0.1:%d/v3' % closed.getsockname()[1]
         resobj_fixtures.configure_keystone(self.conf, url,
                                            http_request_max_retries=0)
-        app = api_app.Application(self.conf.conf)
-        resp = webob.Request.blank(
+        return api_app.Application(self.conf.conf)
+
+    def _with_token(self, app, token='a-token'):
+        return webob.Request.blank(
             '/resource_providers', headers={
-                'X-Auth-Token': 'a-token',
+                'X-Auth-Token': token,
                 'OpenStack-API-Version': 'placement 1.23'}).get_response(app)
+
+    def test_keystone_unreachable_is_one_warning(self):
+        logs = self.useFixture(fixtures.FakeLogger(
+            level=logging.INFO, format='%(levelname)s %(message)s'))
+        # Long after any outage an earlier test of this process reported.
+        self.useFixture(fixtures.MockPatch(
+            'resobj.api.keystone.time.monotonic',
+            return_value=time.monotonic() + 10 ** 6))
+        app = self._unreachable_keystone_app()
+        for i in range(3):
+            self.assertEqual(503, self._with_token(app, 'token-%d' % i)
+                             .status_int)
+        lines = [line for line in logs.output.splitlines()
+                 if 'validate' in line]
+        self.assertEqual(1, len(lines), logs.output)
+        self.assertIn('Keystone could not be asked to validate a token',
+                      lines[0])
+        self.assertTrue(lines[0].startswith('WARNING '), lines[0])
+        self.assertIn('answer 503', lines[0])
+        self.assertNotIn('Traceback', logs.output)
+
+    def test_keystone_unreachable_is_503(self):
+        app = self._unreachable_keystone_app()
+        resp = self._with_token(app)
         self.assertEqual(503, resp.status_int)
         error = json.loads(resp.body)['errors'][0]
         self.assertEqual(errors.IDENTITY_UNAVAILABLE, error['code'])
