@@ -175,14 +175,24 @@ class TestIdleConnections(base.TestCase):
         slowest = 0
         for _ in range(3):
             for path, headers in (('/', {}), ('/resource_providers', AUTH)):
-                with requests.Session() as session:
-                    session.mount('http://', _SourceAdapter(source))
-                    start = time.monotonic()
-                    resp = session.get(url + path, headers=headers,
-                                       timeout=30)
-                    slowest = max(slowest, time.monotonic() - start)
-                    self.assertEqual(200, resp.status_code, resp.text)
+                start = time.monotonic()
+                resp = self._get(url + path, headers, source)
+                if resp.status_code == 503 and 'Retry-After' in resp.headers:
+                    # A connection that arrived while the flood was still
+                    # too fresh to close is told when to come back, as a
+                    # client that honours Retry-After does; the wait
+                    # counts towards the bound.
+                    time.sleep(int(resp.headers['Retry-After']))
+                    resp = self._get(url + path, headers, source)
+                slowest = max(slowest, time.monotonic() - start)
+                self.assertEqual(200, resp.status_code, resp.text)
         return slowest
+
+    @staticmethod
+    def _get(url, headers, source):
+        with requests.Session() as session:
+            session.mount('http://', _SourceAdapter(source))
+            return session.get(url, headers=headers, timeout=30)
 
     def _check(self, sources):
         srv = self.useFixture(server.ServerFixture(workers=2))
