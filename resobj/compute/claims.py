@@ -31,6 +31,43 @@ class logged_undo:
         return True
 
 
+class UnitOfWork:
+    """The undo steps of one claim, run newest first if it fails.
+
+    Each step that changes something (in memory, in the database, in
+    placement) adds the step that reverses it. Leaving the ``with``
+    block on an exception runs them all, each logged and swallowed
+    (``logged_undo``), and lets the claim's own error through; leaving
+    it normally, or ``commit()``, drops them.
+    """
+
+    def __init__(self, what):
+        self.what = what
+        self._steps = []
+
+    def add(self, step, *args):
+        """Undo ``step(*args)`` if the claim fails from here on."""
+        self._steps.append((step, args))
+
+    def commit(self):
+        self._steps = []
+
+    def undo(self):
+        while self._steps:
+            step, args = self._steps.pop()
+            with logged_undo('%s (%s)' % (self.what, step.__name__)):
+                step(*args)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if exc_type is not None:
+            self.undo()
+        self.commit()
+        return False
+
+
 class NopClaim:
     """A claim that holds nothing (for operations that need none)."""
 

@@ -16,7 +16,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj.compute import exception
-from resobj.compute import numa_tracker
+from resobj.compute import pci
 from resobj.compute import usage
 from resobj import objects
 from resobj import rpc
@@ -147,7 +147,7 @@ class ComputeManager:
         # Its cells on the destination (None on a flat node), and the PCI
         # requests of the flavor it now has.
         instance.numa_topology = dest.instance_topology_of(instance.uuid)
-        instance.pci_requests = numa_tracker.recorded_pci_requests(
+        instance.pci_requests = pci.recorded_requests(
             instance.flavor)
         instance.save()
         migration.status = 'finished'
