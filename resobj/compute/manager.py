@@ -388,7 +388,8 @@ class ComputeEndpoint:
     is idempotent by construction: a build of an instance this node
     already runs answers that instance, a delete of an instance already
     gone, a confirm or revert of a migration already confirmed or
-    reverted, a live migration already completed, do nothing again.
+    reverted, a resize or live migration claim already made, a live
+    migration already completed or rolled back, do nothing again.
     1.0 callers send no key and get the 1.0 behaviour.
     """
 
@@ -435,9 +436,22 @@ class ComputeEndpoint:
     @rpc.endpoint_method
     def prep_resize(self, context, instance, new_flavor, node,
                     pci_requests=None, idempotency_key=None):
-        return self._once(idempotency_key, self.manager.prep_resize,
-                          context, instance, new_flavor, self.host, node,
-                          pci_requests)
+        return self._once(idempotency_key, self._prep_resize, context,
+                          instance, new_flavor, node, pci_requests)
+
+    def _prep_resize(self, context, instance, new_flavor, node,
+                     pci_requests):
+        for migration in objects.MigrationList \
+                .get_in_progress_by_host_and_node(context, self.host, node):
+            if migration.instance_uuid == instance.uuid and \
+                    migration.status == 'finished' and \
+                    (migration.dest_compute, migration.dest_node) == (
+                        self.host, node):
+                LOG.info('Resize of %s to %s: already finished, not '
+                         'claimed again', instance.uuid, node)
+                return migration
+        return self.manager.prep_resize(context, instance, new_flavor,
+                                        self.host, node, pci_requests)
 
     @rpc.endpoint_method
     def resize_source(self, context, instance, migration,
@@ -496,8 +510,12 @@ class ComputeEndpoint:
     @rpc.endpoint_method
     def pre_live_migration(self, context, instance, migration,
                            idempotency_key=None):
-        return self._once(idempotency_key, self.manager.pre_live_migration,
-                          context, instance, migration)
+        # 'pre-migrating' and later: the destination's claim was made.
+        return self._once(idempotency_key, self._unless, context,
+                          migration, ('pre-migrating', LIVE_RUNNING,
+                                      'finished', LIVE_DONE),
+                          self.manager.pre_live_migration, context,
+                          instance, migration)
 
     @rpc.endpoint_method
     def post_live_migration_at_destination(self, context, instance,
@@ -510,6 +528,7 @@ class ComputeEndpoint:
     def rollback_live_migration_at_destination(self, context, instance,
                                                migration,
                                                idempotency_key=None):
-        self._once(idempotency_key,
+        self._once(idempotency_key, self._unless, context, migration,
+                   ('reverted', LIVE_FAILED),
                    self.manager.rollback_live_migration_at_destination,
                    context, instance, migration)

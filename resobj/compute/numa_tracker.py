@@ -193,6 +193,25 @@ class NUMAPlacement:
         return self.cells.instance_topology(
             consumer, numa.cells_in(payload, self.cells.providers))
 
+    def changed_topologies(self, instances, tracked, skip):
+        """[(instance, topology)] whose stored placement differs here.
+
+        ``tracked``: the tracker's {consumer: entry}; instances in
+        ``skip`` or mid-move are left alone.
+        """
+        out = []
+        for instance in instances:
+            entry = tracked.get(instance.uuid)
+            if entry is None or instance.uuid in skip or \
+                    instance.new_flavor is not None:
+                continue
+            topology = self.instance_topology(instance.uuid, entry[0])
+            stored = instance.numa_topology
+            if (topology.to_dict() if topology else None) != \
+                    (stored.to_dict() if stored else None):
+                out.append((instance, topology))
+        return out
+
     def reset_pins(self, keep):
         """Forget every pin but those of the consumers in ``keep``."""
         if self.cells is not None:
@@ -262,6 +281,16 @@ class NUMAPlacement:
                  self.nodename, len(consumers), len(self.cells.by_cell))
         self.client.reshape(inventories, consumers)
         return True
+
+
+def save_topologies(topologies):
+    """Store each (instance, topology) of changed_topologies."""
+    for instance, topology in topologies:
+        instance.numa_topology = topology
+        try:
+            instance.save()
+        except resobj_exc.InstanceNotFound:
+            continue  # deleted meanwhile: the next audit drops it
 
 
 def _summed(cells):

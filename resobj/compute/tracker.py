@@ -39,7 +39,6 @@ audit of this node leaves alone every consumer a claim, move or delete
 touched while the audit read (it keeps what memory says of them).
 """
 
-import contextlib
 import threading
 import time
 
@@ -78,12 +77,7 @@ class ResourceTracker:
                          'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
         # Memory only; never held across a remote call (module docstring).
         self.lock = threading.RLock()
-        self._idle = threading.Condition(self.lock)
-        # Consumers an operation is under way for, and when each was
-        # last touched ({consumer: sequence number}) for the audit.
-        self._busy = set()
-        self._touched = {}
-        self._sequence = 0
+        self.operations = claims.Operations(self.lock)
         # One audit at a time; one writer of the node at a time.
         self._audit_lock = threading.Lock()
         self._node_lock = threading.Lock()
@@ -149,31 +143,9 @@ class ResourceTracker:
 
     # What claims and moves call: in memory, each under the lock.
 
-    @contextlib.contextmanager
     def exclusive(self, *consumers):
-        """One operation at a time on each of ``consumers``.
-
-        Waits (lock released) while another runs on any of them; the
-        audit leaves them alone while held and for the audit after.
-        """
-        wanted = set(consumers)
-        with self.lock:
-            while self._busy & wanted:
-                self._idle.wait()
-            self._busy |= wanted
-            self._touch(wanted)
-        try:
-            yield
-        finally:
-            with self.lock:
-                self._busy -= wanted
-                self._touch(wanted)
-                self._idle.notify_all()
-
-    def _touch(self, consumers):
-        self._sequence += 1
-        for consumer in consumers:
-            self._touched[consumer] = self._sequence
+        """One operation at a time on each of ``consumers``."""
+        return self.operations.exclusive(*consumers)
 
     def snapshot(self, consumer):
         """What memory holds of ``consumer``, for ``restore``."""
@@ -598,8 +570,7 @@ class ResourceTracker:
 
     def _audit(self, context):
         """update_available_resource's steps (the audit lock held)."""
-        with self.lock:
-            since = self._sequence
+        since = self.operations.mark()
         self._report_alive(context)
         with self._node_lock:
             self._ensure_node(context)
@@ -619,10 +590,7 @@ class ResourceTracker:
             context, away)} if away else {}
         running = self.driver.get_per_instance_usage()
         with self.lock:
-            skip = self._busy | {c for c, seq in self._touched.items()
-                                 if seq > since}
-            self._touched = {c: seq for c, seq in self._touched.items()
-                             if seq > since}
+            skip = self.operations.touched_since(since)
             wanted = self._wanted(instances, migrations, moved, held,
                                    shared, skip)
             tracked = {c: e for c, e in self.tracked.items()
@@ -636,11 +604,13 @@ class ResourceTracker:
             self.usage.orphan_memory_mb = sum(
                 u.get('memory_mb', 0) for uuid, u in running.items()
                 if uuid not in {e[3] for e in tracked.values()})
-            topologies = self._changed_topologies(instances, skip)
+            topologies = self.numa.changed_topologies(
+                instances, self.tracked, skip)
             self._audited = True
-        self._save_topologies(topologies)
+        numa_tracker.save_topologies(topologies)
         self.save_node(audit=True)
-        self._reconcile(held, shared, wanted, skip)
+        audit.reconcile(self.client, self.nodename, held, shared, wanted,
+                        skip)
 
     def _wanted(self, instances, migrations, moved, held, shared, skip):
         """{consumer: tracked entry} the rows read say (lock held)."""
@@ -651,7 +621,7 @@ class ResourceTracker:
         # Consumers whose allocations already name cells first, so a new
         # fit never takes their place.
         items.sort(key=lambda item: (not self.numa.names_cells(
-            self._current(item.consumer, held, shared)[0]), item.consumer))
+            audit.current(item.consumer, held, shared)[0]), item.consumer))
         wanted = {}
         kept = [e[0] for c, e in self.tracked.items() if c in skip]
         for item in items:
@@ -671,7 +641,7 @@ class ResourceTracker:
     def _audit_payload(self, item, count, held, shared, others):
         if self.numa.cells is None or item.flavor is None:
             return self._payload(item.flavor, item.instance, count)
-        current, _gen = self._current(item.consumer, held, shared)
+        current, _gen = audit.current(item.consumer, held, shared)
         try:
             return self.payload_for(
                 item.consumer, item.flavor, item.instance, count,
@@ -685,73 +655,6 @@ class ResourceTracker:
             return self.numa.where_it_is(
                 self._payload(item.flavor, item.instance, count),
                 self.provider, item.flavor, current)
-
-    def _changed_topologies(self, instances, skip):
-        """[(instance, topology)] whose stored placement differs here."""
-        out = []
-        for instance in instances:
-            if instance.uuid not in self.tracked or instance.uuid in skip \
-                    or instance.new_flavor is not None:
-                continue
-            topology = self.instance_topology_of(instance.uuid)
-            stored = instance.numa_topology
-            if (topology.to_dict() if topology else None) != \
-                    (stored.to_dict() if stored else None):
-                out.append((instance, topology))
-        return out
-
-    @staticmethod
-    def _save_topologies(topologies):
-        for instance, topology in topologies:
-            instance.numa_topology = topology
-            try:
-                instance.save()
-            except resobj_exc.InstanceNotFound:
-                continue  # deleted meanwhile: the next audit drops it
-
-    def _current(self, consumer, held, shared):
-        current = {}
-        generation = None
-        for source in (held, shared):
-            entry = source.get(consumer)
-            if entry is not None:
-                current.update(entry.allocations)
-                generation = entry.generation
-        return current, generation
-
-    def _reconcile(self, held, shared, wanted, skip):
-        for consumer, (payload, project, user, _iuuid) in sorted(
-                wanted.items()):
-            current, generation = self._current(consumer, held, shared)
-            if current == payload:
-                continue
-            LOG.info('Correcting allocations of %s on %s: %s -> %s',
-                     consumer, self.nodename, current, payload)
-            self._write(consumer, payload, project, user, generation)
-        for consumer in sorted(set(held) - set(wanted) - skip):
-            entry = held[consumer]
-            project, user = entry.project_id, entry.user_id
-            if project is None:
-                # A provider's allocation listing does not name owners
-                # over HTTP; the write must restate them. The generation
-                # stays the one read before the instances.
-                owner = self.client.get_allocations(consumer)
-                project, user = owner.project_id, owner.user_id
-            if project is None:
-                continue  # gone meanwhile
-            LOG.info('Deleting stale allocations of %s on %s', consumer,
-                     self.nodename)
-            self._write(consumer, {}, project, user, entry.generation)
-
-    def _write(self, consumer, payload, project, user, generation):
-        try:
-            self.client.put_allocations(consumer, payload, project, user,
-                                        generation=generation)
-        except exception.AllocationConflict as exc:
-            # Changed under us (a move, a delete) or does not fit: the
-            # next audit sees the new state and tries again.
-            LOG.warning('Allocations of %s not corrected on %s: %s',
-                        consumer, self.nodename, exc)
 
     def accounting(self):
         """{provider uuid: {class: amount}} this tracker says is held."""
