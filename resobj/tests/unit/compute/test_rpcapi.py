@@ -113,3 +113,19 @@ class TestComputeEndpoint(base.TestCase):
         endpoint.delete_instance(context.get_admin_context(), instance,
                                  idempotency_key='k1')
         self.assertEqual([], stub.deleted)
+
+    def test_a_1_0_call_runs_as_in_1_0(self):
+        # No key: neither recorded nor checked, every call carried out.
+        stub = StubManager()
+        endpoint = manager.ComputeEndpoint(stub, 'cmp1')
+        instance = type('Inst', (), {'uuid': 'i-1'})()
+        looked_up = []
+        self.useFixture(fixtures.MockPatch(
+            'resobj.objects.Instance.get_by_uuid',
+            lambda ctxt, uuid: looked_up.append(uuid)))
+        ctxt = context.get_admin_context()
+        endpoint.delete_instance(ctxt, instance)
+        endpoint.delete_instance(ctxt, instance)
+        self.assertEqual(['i-1', 'i-1'], stub.deleted)
+        self.assertEqual([], looked_up)
+        self.assertEqual(0, len(endpoint.outcomes))
