@@ -214,7 +214,7 @@ def _format(version, candidates, requested):
 
     The version tests are made once, not per request and class; plain
     loops, because a comprehension per request or summary is a function
-    call each (a fifth of this function's time for a thousand).
+    call each.
     """
     by_provider = version >= (1, 12)
     with_mappings = version >= (1, 34)
