@@ -139,7 +139,7 @@ def _external(ctx, table):
 
 
 def measure(ctx, limit, repeat):
-    group = ac_obj.RequestGroup(resources=REQUEST)
+    group = ac_obj.group(resources=REQUEST)
     statements = []
 
     def record(*args):
