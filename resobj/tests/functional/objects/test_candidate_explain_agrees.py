@@ -3,15 +3,14 @@
 Hypothesis draws a small cloud (trees of up to three providers, a
 sharing provider now and then, inventories, traits and aggregates from
 small pools, so that filters both pass and fail) and a request of one or
-two groups, and checks, on every backend:
+two groups (some with ``in_tree``), and checks, on every backend:
 
 * explain's final count is the search's number of candidates;
 * for each group searched alone, explain's count of the trees holding
   providers for the group is the number of trees the search's
   candidates for that group come from (a candidate's tree: the root of
-  the providers it uses that are not sharing providers; a candidate of
-  sharing providers alone counts the trees they serve that hold no
-  other candidate of the group).
+  the providers it uses that are not sharing providers; for a
+  candidate of sharing providers alone, the trees they serve).
 """
 
 import collections
@@ -33,6 +32,7 @@ TRAITS = ('CUSTOM_A', 'CUSTOM_B')
 AGGS = ('11111111-1111-4111-8111-111111111111',
         '22222222-2222-4222-8222-222222222222')
 TREE_STEP = 'trees with providers for the group'
+IN_TREE = 'provider-{}'
 # Few examples per backend, the same on every run (derandomized), to
 # keep the suite fast; RESOBJ_FUZZ_SCALE (as for the API's fuzz test)
 # multiplies them for a longer hunt, with new examples.
@@ -83,7 +83,21 @@ def _group(draw, suffix):
         forbidden_traits=forbidden,
         member_of=_sometimes(draw, st.lists(_aggs_any_of, max_size=1), []),
         forbidden_aggs=_sometimes(draw, st.sets(st.sampled_from(AGGS),
-                                                max_size=1), set()))
+                                                max_size=1), set()),
+        # The n-th provider made (see _in_tree), once the cloud is.
+        in_tree=_sometimes(draw, st.integers(0, 9).map(IN_TREE.format),
+                           None))
+
+
+def _in_tree(groups, uuids):
+    """``groups`` with each IN_TREE placeholder as a provider's uuid."""
+    found = []
+    for group in groups:
+        if group.in_tree is not None:
+            n = int(group.in_tree[len(IN_TREE.format('')):])
+            group = group._replace(in_tree=uuids[n % len(uuids)])
+        found.append(group)
+    return found
 
 
 @st.composite
@@ -117,9 +131,14 @@ class TestExplainAgreesWithSearch(base.CandidateTestCase):
             objects.Trait(self.context, name=name).create()
 
     def build(self, cloud):
-        """{provider uuid: root uuid} of the cloud, sharing providers too."""
+        """({provider uuid: root uuid}, sharing provider uuids).
+
+        Every provider of the cloud, in the order made; ``self.traits``:
+        {provider uuid: its traits}.
+        """
         _clear(self.context)
         roots, sharers = {}, set()
+        self.traits = {}
         for t, tree in enumerate(cloud['trees']):
             root = None
             for p, spec in enumerate(tree):
@@ -137,6 +156,7 @@ class TestExplainAgreesWithSearch(base.CandidateTestCase):
         return roots, sharers
 
     def decorate(self, provider, traits, aggs):
+        self.traits[provider.uuid] = set(traits)
         if traits:
             provider.set_traits(sorted(traits))
         if aggs:
@@ -158,13 +178,17 @@ class TestExplainAgreesWithSearch(base.CandidateTestCase):
             trees |= set().union(*(served[rp] for rp in providers))
         return trees
 
-    def served(self, roots, sharers):
-        """{sharing provider uuid: the roots of the trees it serves}."""
+    def served(self, roots, sharers, root_required):
+        """{sharing provider uuid: the roots of the trees it serves}.
+
+        Those whose root has the traits of ``root_required``.
+        """
         aggs = {}
         for uuid in roots:
             aggs[uuid] = set(self.get_by_uuid(uuid).get_aggregates())
         return {sharer: {roots[uuid] for uuid in roots
-                         if aggs[uuid] & aggs[sharer]}
+                         if aggs[uuid] & aggs[sharer] and
+                         root_required <= self.traits[roots[uuid]]}
                 for sharer in sharers}
 
     def get_by_uuid(self, uuid):
@@ -181,6 +205,7 @@ class TestExplainAgreesWithSearch(base.CandidateTestCase):
     def test_counts_agree(self, cloud, request):
         groups, root_required = request
         roots, sharers = self.build(cloud)
+        groups = _in_tree(groups, list(roots))
         policy = 'none' if len(groups) > 1 else None
         found = self.get(*groups, group_policy=policy,
                          root_required=root_required)
@@ -189,7 +214,8 @@ class TestExplainAgreesWithSearch(base.CandidateTestCase):
             root_required=root_required)
         self.assertEqual(len(found.allocation_requests),
                          explained.candidates)
-        served = self.served(roots, sharers) if sharers else {}
+        served = (self.served(roots, sharers, set(root_required))
+                  if sharers else {})
         for group in groups:
             alone = self.get(group, root_required=root_required)
             explained = base.ac_obj.AllocationCandidates.explain(
