@@ -2,8 +2,9 @@
 
 One tracker per (host, node). All state lives in objects (ComputeNode,
 Instance, Migration, PciDevice) and in placement, reached through a
-reporting client; the tracker never touches the database itself. Two
-collaborators do the rest: NUMA cell placement
+reporting client; the tracker never touches the database itself. Three
+collaborators do the rest: the node record, its inventory and its saves
+(resobj.compute.node.TrackedNode), NUMA cell placement
 (resobj.compute.numa_tracker.NUMAPlacement) and moves
 (resobj.compute.move_tracker.MoveTracker), each called through its own
 methods.
@@ -48,6 +49,7 @@ from resobj.compute import audit
 from resobj.compute import claims
 from resobj.compute import exception
 from resobj.compute import move_tracker
+from resobj.compute import node
 from resobj.compute import numa_tracker
 from resobj.compute import payload as pl
 from resobj.compute import pci
@@ -70,30 +72,24 @@ class ResourceTracker:
         self.nodename = nodename
         self.driver = driver
         self.client = client
-        self.reserved = {'vcpus': reserved_vcpus,
-                         'memory_mb': reserved_memory_mb,
-                         # Configured in MB, held in GB: round up, never
-                         # multiply (nova Newton's MB * 1024 bug).
-                         'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
+        reserved = {'vcpus': reserved_vcpus,
+                    'memory_mb': reserved_memory_mb,
+                    # Configured in MB, held in GB: round up, never
+                    # multiply (nova Newton's MB * 1024 bug).
+                    'local_gb': usage.mb_to_gb_ceil(reserved_disk_mb)}
         # Memory only; never held across a remote call (module docstring).
         self.lock = threading.RLock()
         self.operations = claims.Operations(self.lock)
-        # One audit at a time; one writer of the node at a time.
+        # One audit at a time.
         self._audit_lock = threading.Lock()
-        self._node_lock = threading.Lock()
-        self._node_dirty = False
-        self._inventory_due = False
         # {alias name: {'vendor_id', 'product_id'}}: [compute] pci_alias.
         self.pci_aliases = dict(pci_aliases or {})
         self.numa = numa_tracker.NUMAPlacement(driver, client, nodename)
         self.moves = move_tracker.MoveTracker(self)
+        self.compute_node = node.TrackedNode(
+            host, nodename, driver, client, self.numa, self.lock, reserved,
+            self._counted)
         self.service = None
-        self.node = None
-        # Reserved amounts the node held before _store_reserved changed
-        # them: {field: amount}.
-        self._held_reserved = {}
-        self.sharing_provider = None
-        self.pci_devices = []
         # {PCI device id: consumer} chosen by claims not yet stored.
         self._pci_taken = {}
         self.usage = usage.NodeUsage()
@@ -101,8 +97,6 @@ class ResourceTracker:
         self.tracked = {}
         self.last_audit_seconds = None
         self._audited = False
-        # The inventory last made placement's (see _write_node).
-        self._reported_inventory = None
 
     @classmethod
     def from_conf(cls, conf, host, nodename, driver, client):
@@ -111,9 +105,48 @@ class ResourceTracker:
                    pci_aliases=compute_conf.pci_aliases(conf),
                    **compute_conf.reserved(conf))
 
+    # The node record (the TrackedNode's, read on the tracker).
+
+    @property
+    def node(self):
+        """The ComputeNode; None before the first audit."""
+        return self.compute_node.node
+
     @property
     def provider(self):
         return self.node.uuid
+
+    @property
+    def reserved(self):
+        """The configured reserved amounts, {total field: amount}."""
+        return self.compute_node.reserved
+
+    @property
+    def pci_devices(self):
+        return self.compute_node.pci_devices
+
+    @property
+    def sharing_provider(self):
+        """The uuid of the provider sharing the node's disk, or None."""
+        return self.compute_node.sharing_provider
+
+    def inventory(self):
+        """The root provider's inventory (without the cells' classes)."""
+        return self.compute_node.inventory()
+
+    def save_node(self, audit=False):
+        """Save usage into the node, then its inventory (TrackedNode.save).
+
+        One writer at a time; a claim that finds a save under way leaves
+        its usage to that writer.
+        """
+        self.compute_node.save(audit)
+
+    def _counted(self):
+        """What the node's save counts (the lock held): TrackedNode."""
+        return ([entry[0] for entry in self.tracked.values()],
+                self.usage.totals(),
+                {entry[3] for entry in self.tracked.values()})
 
     @property
     def cells(self):
@@ -200,7 +233,7 @@ class ResourceTracker:
                 previous = instance.numa_topology
             return self.numa.payload(
                 consumer, flavor, self._payload(flavor, instance, pci_count),
-                self.node, self._reserved(),
+                self.node, self.compute_node.reserved_amounts(),
                 self.others(consumer) if others is None else others,
                 previous, current)
 
@@ -256,165 +289,7 @@ class ResourceTracker:
             if not self._audited:
                 self._audit(context)
 
-    # Node state.
-
-    def _report_alive(self, context):
-        """Register the host's compute service, or report it alive."""
-        self.service = service_obj.report_alive(
-            context, self.service, self.host, cn_obj.COMPUTE_BINARY)
-
-    def _ensure_node(self, context):
-        """Refresh the node from the driver (the audit's, node lock held)."""
-        resources = self.driver.get_available_resource(self.nodename)
-        if self.node is None:
-            try:
-                node = objects.ComputeNode.get_by_host_and_nodename(
-                    context, self.host, self.nodename)
-            except resobj_exc.ComputeNodeNotFound:
-                node = objects.ComputeNode(
-                    context, host=self.host, stats={},
-                    service_id=self.service.id,
-                    hypervisor_hostname=self.nodename)
-                node.update_from_virt_driver(resources)
-                if self.driver.get_numa_topology(self.nodename):
-                    # Created with its cells: VCPU and MEMORY_MB never go
-                    # on the root provider.
-                    node.numa_topology = objects.NUMATopology(cells=[])
-                node.create()
-        else:
-            node = self.node
-        with self.lock:
-            if node.service_id != self.service.id:
-                node.service_id = self.service.id
-            node.update_from_virt_driver(resources)
-        self.client.ensure_provider(node.uuid, self.nodename)
-        self.numa.refresh(node)
-        devices = pci.sync(
-            context, node,
-            list(objects.PciDeviceList.get_by_compute_node(context,
-                                                           node.id)),
-            self.driver.get_pci_devices(self.nodename), objects.PciDevice)
-        sharing = None
-        if self.driver.uses_shared_storage(self.nodename):
-            found = self.client.get_sharing_providers(node.uuid,
-                                                      pl.DISK_GB)
-            if not found:
-                raise exception.SharingProviderNotFound(
-                    node=self.nodename, provider=node.uuid)
-            sharing = found[0]
-        with self.lock:
-            self.node = node
-            self._store_reserved()
-            self.pci_devices = devices
-            self.sharing_provider = sharing
-
-    def _reserved(self):
-        """The configured reserved amounts, capped at the node's totals."""
-        return usage.node_reserved(self.node, self.reserved)
-
-    def _store_reserved(self):
-        """Put the reserved amounts on the node, if it can keep them.
-
-        Only when one differs from what the node holds, so the gate is
-        asked only then. The amounts the node had are kept to put back
-        if the gate closes before the save (_write_node).
-        """
-        wanted = {total + '_reserved': amount
-                  for total, amount in self._reserved().items()
-                  if getattr(self.node, total + '_reserved') != amount}
-        self._held_reserved = {}
-        if not wanted or not self.node.writes_inventory():
-            return
-        for field, amount in wanted.items():
-            self._held_reserved[field] = getattr(self.node, field)
-            setattr(self.node, field, amount)
-
-    def _pci_total(self):
-        return sum(1 for d in self.pci_devices
-                   if d.dev_type == pl.PCI_COUNTED_TYPE and
-                   d.status not in ('removed', 'deleted'))
-
-    def inventory(self):
-        """The root provider's inventory (without the cells' classes)."""
-        with self.lock:
-            return self.numa.root_inventory(usage.node_inventory(
-                self.node, self._pci_total(), self.reserved))
-
-    def save_node(self, audit=False):
-        """Save usage into the node, then the provider's inventory.
-
-        One writer at a time: a caller that finds a save under way
-        leaves its usage to that writer, which saves again before it
-        stops, so no claim waits behind another's lost save.
-
-        ComputeNode.save() writes VCPU, MEMORY_MB and DISK_GB inventory in
-        its own transaction; set_inventory then adds what only the tracker
-        knows (PCI_DEVICE) and, over HTTP, writes the whole inventory
-        with the provider generation. A claim changes usage, not
-        inventory: unless ``audit``, placement is asked only when the
-        inventory differs from the one last made its own; the periodic
-        audit compares with placement every time, so a change made there
-        by someone else is put right at the next audit.
-        """
-        with self.lock:
-            self._node_dirty = True
-            self._inventory_due = self._inventory_due or audit
-        while self._node_lock.acquire(blocking=False):
-            try:
-                while True:
-                    with self.lock:
-                        if not self._node_dirty:
-                            break
-                        self._node_dirty = False
-                        due, self._inventory_due = self._inventory_due, False
-                        inventories = self._usage_into_node()
-                    try:
-                        self._write_node(inventories, due)
-                    except Exception:
-                        with self.lock:
-                            self._node_dirty = True
-                            self._inventory_due = self._inventory_due or due
-                        raise
-            finally:
-                self._node_lock.release()
-            with self.lock:
-                if not self._node_dirty:
-                    return
-
-    def _usage_into_node(self):
-        """Put usage on the node (in memory); the inventories to report."""
-        payloads = [entry[0] for entry in self.tracked.values()]
-        totals = self.usage.totals()
-        for rc, amount in self.numa.used_totals(payloads).items():
-            totals[rc] = totals.get(rc, 0) + amount
-        usage.apply_to_node(self.node, totals,
-                            len({t[3] for t in self.tracked.values()}),
-                            self.reserved)
-        self.numa.sync_node_topology(self.node, payloads)
-        inventories = {self.node.uuid: self.inventory()}
-        inventories.update(self.numa.cell_inventories(self.node,
-                                                      self._reserved()))
-        return inventories
-
-    def _write_node(self, inventories, audit):
-        try:
-            self.node.save()
-        except resobj_exc.ReservedNeedsInventory:
-            # The gate closed since _store_reserved asked (an older
-            # service came back): the node keeps what it had, as before
-            # the gate; everything else is saved.
-            LOG.info('Reserved amounts of %s not stored on the node: an '
-                     'older service is running again', self.nodename)
-            with self.lock:
-                for field, amount in self._held_reserved.items():
-                    setattr(self.node, field, amount)
-                self.node.obj_reset_changes(list(self._held_reserved))
-                self._held_reserved = {}
-            self.node.save()
-        if audit or inventories != self._reported_inventory:
-            for provider, inventory in sorted(inventories.items()):
-                self.client.set_inventory(provider, inventory)
-            self._reported_inventory = inventories
+    # Payloads and refusals.
 
     def _payload(self, flavor, instance, pci_count):
         return pl.build(flavor, instance.booted_from_volume, self.provider,
@@ -572,10 +447,7 @@ class ResourceTracker:
         """update_available_resource's steps (the audit lock held)."""
         since = self.operations.mark()
         self._report_alive(context)
-        with self._node_lock:
-            self._ensure_node(context)
-            self.numa.reshape_if_flat(context, self.host, self.node,
-                                      self._reserved())
+        self.compute_node.refresh(context, self.service)
         held = self.numa.held_allocations(self.provider)
         shared = (self.client.get_provider_allocations(
             self.sharing_provider) if self.sharing_provider else {})
@@ -611,6 +483,11 @@ class ResourceTracker:
         self.save_node(audit=True)
         audit.reconcile(self.client, self.nodename, held, shared, wanted,
                         skip)
+
+    def _report_alive(self, context):
+        """Register the host's compute service, or report it alive."""
+        self.service = service_obj.report_alive(
+            context, self.service, self.host, cn_obj.COMPUTE_BINARY)
 
     def _wanted(self, instances, migrations, moved, held, shared, skip):
         """{consumer: tracked entry} the rows read say (lock held)."""
