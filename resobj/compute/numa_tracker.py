@@ -170,8 +170,10 @@ class NUMAPlacement:
         return numa.add_cells(out, cells or {}, self.cells.by_cell)
 
     def where_it_is(self, flat_payload, root, flavor, current):
-        """A payload for a running consumer that fits no cell: charged
-        whole to the cells it holds (or the first), not left uncounted.
+        """A payload for a running consumer that fits no cell.
+
+        Charged whole to the cells it holds (or the first), not left
+        uncounted.
         """
         cells = numa.cells_in(current, self.cells.providers) or {
             min(self.cells.by_cell): {pl.VCPU: flavor.vcpus,

@@ -464,7 +464,7 @@ class ResourceTracker:
         with self.lock:
             skip = self.operations.touched_since(since)
             wanted = self._wanted(instances, migrations, moved, held,
-                                   shared, skip)
+                                  shared, skip)
             tracked = {c: e for c, e in self.tracked.items()
                        if c in skip}
             tracked.update(wanted)
