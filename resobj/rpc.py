@@ -14,6 +14,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
+from resobj import _oslo_messaging
 from resobj import context as resobj_context
 from resobj import exception
 from resobj.objects import base as objects_base
@@ -131,6 +132,18 @@ def get_server(transport, topic, host, endpoints):
     return messaging.get_rpc_server(
         transport, target, endpoints,
         serializer=RequestContextSerializer())
+
+
+def stop_server(server):
+    """Stop ``server`` taking calls; return once it answered those it took.
+
+    A call the broker still hands it while it finishes is given back to
+    the queue, for another server on the topic, rather than dropped
+    (:func:`resobj._oslo_messaging.requeue_after_stop`).
+    """
+    server.stop()
+    _oslo_messaging.requeue_after_stop(server)
+    server.wait()
 
 
 def endpoint_method(fn):
