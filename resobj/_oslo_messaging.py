@@ -38,6 +38,16 @@ def requeue_after_stop(server):
         return 0
     for consumer in consumers:
         consumer.callback = _requeue
+    # Unsubscribed, the server gets nothing more: the broker hands the
+    # topic's next calls to the other servers at once, not only after
+    # this one has finished its own.
+    for consumer, tag in list(consumers.items()):
+        try:
+            consumer.cancel(tag=tag)
+        except Exception as exc:  # noqa: B902 - closing cancels it too
+            LOG.debug('Could not unsubscribe from %(queue)s (%(error)s); '
+                      'closing the connection does',
+                      {'queue': consumer.queue_name, 'error': exc})
     return len(consumers)
 
 
