@@ -15,6 +15,7 @@ import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
 from resobj import _oslo_messaging
+from resobj.conf import service as service_conf
 from resobj import context as resobj_context
 from resobj import exception
 from resobj.objects import base as objects_base
@@ -30,6 +31,13 @@ ALLOWED_EXMODS = ['resobj.exception', 'resobj.compute.exception',
 SENT_AS_BASE = 'resobj_error_class'
 
 
+# Where resobj's defaults differ from oslo.messaging's. Tries to reach
+# the broker again at most this many seconds apart: with the library's
+# growing intervals, services came back several seconds after the broker
+# did, and kept calls waiting meanwhile.
+RABBIT_DEFAULTS = {'rabbit_interval_max': 2}
+
+
 def register_opts(conf):
     """Register every oslo.messaging option group on ``conf``.
 
@@ -41,6 +49,9 @@ def register_opts(conf):
     """
     for group, opts in messaging_opts.list_opts() + _unlisted_opts():
         conf.register_opts(opts, group=group)
+    conf.register_opt(service_conf.rpc_connection_retries_opt)
+    for name, value in RABBIT_DEFAULTS.items():
+        conf.set_default(name, value, group='oslo_messaging_rabbit')
 
 
 def _unlisted_opts():
@@ -115,10 +126,17 @@ def get_transport(conf):
 
 
 def get_client(transport, topic, version, version_cap=None, timeout=None):
-    """An RPC client for ``topic``, sending at most ``version_cap``."""
+    """An RPC client for ``topic``, sending at most ``version_cap``.
+
+    While the broker cannot be reached, a call gives up after
+    ``[DEFAULT] rpc_connection_retries`` tries with MessageDeliveryFailure,
+    rather than waiting for the broker past its own timeout.
+    """
     target = messaging.Target(topic=topic, version=version)
+    retries = transport.conf.rpc_connection_retries
     return messaging.get_rpc_client(
         transport, target, version_cap=version_cap, timeout=timeout,
+        retry=None if retries < 0 else retries,
         serializer=RequestContextSerializer())
 
 
