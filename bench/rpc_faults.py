@@ -237,8 +237,31 @@ def _run(args, conf_file, services, proxy, db_url):
             if outcome != 'ok':
                 time.sleep(0.2)
 
+    probes = []
+
+    def probe():
+        # A new build every second, whatever the others wait for: what a
+        # caller meets during the fault.
+        while not stop.is_set():
+            started = time.monotonic()
+            instance = objects.Instance(
+                context, uuid=uuidutils.generate_uuid(), project_id='p',
+                user_id='u', vm_state='building', vcpus=1, memory_mb=1,
+                root_gb=1, ephemeral_gb=0, flavor=flavor)
+            instance.create()
+            try:
+                computes.build_instance(context, 'cmp1', instance, 'cmp1')
+                outcome = 'ok'
+            except Exception as exc:  # noqa: B902 - counted by class
+                outcome = type(exc).__name__
+            probes.append((started, time.monotonic(), outcome))
+            calls.append((started, time.monotonic(), outcome,
+                          instance.uuid))
+            stop.wait(max(0, 1 - (time.monotonic() - started)))
+
     threads = [threading.Thread(target=build, daemon=True)
                for _ in range(args.clients)]
+    threads.append(threading.Thread(target=probe, daemon=True))
     for thread in threads:
         thread.start()
     time.sleep(3)
@@ -253,6 +276,7 @@ def _run(args, conf_file, services, proxy, db_url):
             faults.append((at, stopped_in))
             time.sleep(1)
     else:
+        cut_at = time.monotonic()
         proxy.cut()
         time.sleep(args.seconds)
         proxy.restore()
@@ -263,6 +287,13 @@ def _run(args, conf_file, services, proxy, db_url):
         thread.join(200)
     end_at = time.monotonic()
     _report(args, calls, faults, end_at, db_url)
+    if args.fault == 'broker':
+        during = [(end - start, outcome) for start, end, outcome in probes
+                  if cut_at <= start < faults[0][0]]
+        print('  builds sent during the cut (one a second): %d, outcomes %s, '
+              'longest %.1f s' % (
+                  len(during), dict(collections.Counter(o for _, o in during)),
+                  max((d for d, _ in during), default=0)))
 
 
 def _report(args, calls, faults, end_at, db_url):
