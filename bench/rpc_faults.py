@@ -40,7 +40,9 @@ import time
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 TRANSPORT_URL = os.environ.get('RESOBJ_TEST_TRANSPORT_URL',
                                'rabbit://guest:guest@127.0.0.1:5672/')
-READY = 'serving topic'
+# The start line a service prints once it serves (its log says 'serving
+# topic' too, without the colon).
+READY = '): serving topic'
 
 
 class Service:
