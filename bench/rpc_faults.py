@@ -131,9 +131,9 @@ def main():
         debug = ('[DEFAULT]\ndebug = true\ndefault_log_levels = '
                  'oslo.messaging=DEBUG,oslo_messaging=DEBUG,amqp=DEBUG\n'
                  if args.debug else '')
-        topics = debug + ('[conductor]\ntopic = rpcfaults-conductor-%s\n'
-                  '[compute]\ntopic = rpcfaults-compute-%s\n'
-                  % (suffix, suffix))
+        topics = debug + (
+            '[conductor]\ntopic = rpcfaults-conductor-%s\n'
+            '[compute]\ntopic = rpcfaults-compute-%s\n' % (suffix, suffix))
 
         def write(name, text):
             path = os.path.join(tmp, name)

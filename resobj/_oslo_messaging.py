@@ -1,7 +1,7 @@
-"""oslo.messaging's internals that resobj relies on, where it has no public way.
+"""oslo.messaging's internals resobj relies on, where it has no public way.
 
 Used through the one function here; ``resobj/tests/functional/
-test_graceful_stop.py`` fails if oslo.messaging changes it, and
+test_rpc_faults.py`` fails if oslo.messaging changes it, and
 doc/source/contributor/architecture.rst lists it.
 """
 

@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from resobj.compute import exception
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
-from resobj.tests import backends
 from resobj.tests.functional.conductor import test_service as conductors
 from resobj.tests import service_process
 
