@@ -278,10 +278,19 @@ class TestGracefulStops(FaultTestCase):
                          self.cmp1.log())
         self.assertIn('resobj-compute on cmp1 stopped', self.cmp1.log())
 
+
+class TestPrivateUse(base.TestCase):
+
     def test_the_server_hands_back_what_it_is_given_while_stopping(self):
         # The one private use of oslo.messaging: it finds the consumers of
         # a real RabbitMQ server (topic, topic.host, fanout).
-        server = rpc.get_server(self.transport, 'resobj-test-' +
+        backends.require('rabbitmq')
+        conf = self.useFixture(resobj_fixtures.ConfFixture(
+            resobj_fixtures.register_rpc_opts))
+        conf.config(transport_url=backends.transport_url())
+        transport = rpc.get_transport(conf.conf)
+        self.addCleanup(transport.cleanup)
+        server = rpc.get_server(transport, 'resobj-test-' +
                                 uuidutils.generate_uuid(), 'here', [])
         server.start()
         server.stop()
