@@ -139,7 +139,7 @@ def _external(ctx, table):
 
 
 def measure(ctx, limit, repeat):
-    group = ac_obj.RequestGroup(resources=REQUEST)
+    group = ac_obj.group(resources=REQUEST)
     statements = []
 
     def record(*args):
@@ -168,8 +168,8 @@ def main():
     parser.add_argument('--repeat', type=int, default=30)
     parser.add_argument('--sharing', type=int, default=0,
                         help='sharing DISK_GB providers (at most %d), '
-                        'on aggregates k %% %d < N' % (AGGREGATE_SIZE,
-                                                       AGGREGATE_SIZE))
+                        'on aggregates k %%%% %d < N'
+                        % (AGGREGATE_SIZE, AGGREGATE_SIZE))
     args = parser.parse_args()
     if not 0 <= args.sharing <= AGGREGATE_SIZE:
         parser.error('--sharing: 0 to %d' % AGGREGATE_SIZE)

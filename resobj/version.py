@@ -26,7 +26,7 @@ def version_string():
 def describe():
     """The release with the service and RPC API versions it runs at.
 
-    ``1.0.0 (service version 3, RPC: conductor 1.0, compute 1.0)``.
+    ``1.0.0 (service version 4, RPC: conductor 1.0, compute 1.1)``.
     """
     return ('%s (service version %d, RPC: conductor %s, compute %s)'
             % (RELEASE, service_obj.SERVICE_VERSION, conductor_rpcapi.VERSION,

@@ -3,7 +3,8 @@
 Pure functions over objects (no I/O): given the node's instances, its
 in-progress migrations and the instances those migrations move, list
 every consumer whose resources the node is responsible for, with the
-flavor to charge. The tracker turns each into an allocation payload.
+flavor to charge. The tracker turns each into an allocation payload;
+``reconcile`` then makes placement agree, through a reporting client.
 
 Who holds what during a move from S to D (the allocations spec):
 
@@ -15,6 +16,12 @@ Who holds what during a move from S to D (the allocations spec):
 """
 
 import collections
+
+from oslo_log import log as logging
+
+from resobj.compute import exception
+
+LOG = logging.getLogger(__name__)
 
 # Statuses before the instance runs on the destination.
 PRE_FINISH = frozenset({'accepted', 'queued', 'pre-migrating', 'preparing',
@@ -98,3 +105,65 @@ def tracked_consumers(host, node, instances, migrations, moved_instances,
                                old_flavor(instance), 'migration',
                                migration))
     return out
+
+
+def current(consumer, held, shared):
+    """(allocations, consumer generation) of ``consumer`` as read.
+
+    ``held`` and ``shared``: {consumer: ConsumerAllocations} on the
+    node's providers and on its shared pool.
+    """
+    allocations = {}
+    generation = None
+    for source in (held, shared):
+        entry = source.get(consumer)
+        if entry is not None:
+            allocations.update(entry.allocations)
+            generation = entry.generation
+    return allocations, generation
+
+
+def reconcile(client, nodename, held, shared, wanted, skip):
+    """Make placement hold ``wanted`` and nothing else on the node.
+
+    ``wanted``: {consumer: (payload, project, user, instance uuid)}.
+    PUTs each consumer whose allocations differ, DELETEs those held on
+    the node that nothing wants, but none of ``skip`` (consumers an
+    operation touched meanwhile). Every write is a compare-and-swap on
+    the generation read with ``held``, before the rows.
+    """
+    for consumer, (payload, project, user, _iuuid) in sorted(
+            wanted.items()):
+        allocations, generation = current(consumer, held, shared)
+        if allocations == payload:
+            continue
+        LOG.info('Correcting allocations of %s on %s: %s -> %s',
+                 consumer, nodename, allocations, payload)
+        _write(client, nodename, consumer, payload, project, user,
+               generation)
+    for consumer in sorted(set(held) - set(wanted) - skip):
+        entry = held[consumer]
+        project, user = entry.project_id, entry.user_id
+        if project is None:
+            # A provider's allocation listing does not name owners over
+            # HTTP; the write must restate them. The generation stays
+            # the one read before the instances.
+            owner = client.get_allocations(consumer)
+            project, user = owner.project_id, owner.user_id
+        if project is None:
+            continue  # gone meanwhile
+        LOG.info('Deleting stale allocations of %s on %s', consumer,
+                 nodename)
+        _write(client, nodename, consumer, {}, project, user,
+               entry.generation)
+
+
+def _write(client, nodename, consumer, payload, project, user, generation):
+    try:
+        client.put_allocations(consumer, payload, project, user,
+                               generation=generation)
+    except exception.AllocationConflict as exc:
+        # Changed under us (a move, a delete) or does not fit: the next
+        # audit sees the new state and tries again.
+        LOG.warning('Allocations of %s not corrected on %s: %s',
+                    consumer, nodename, exc)

@@ -16,8 +16,10 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from resobj.compute import exception
-from resobj.compute import numa_tracker
+from resobj.compute import outcome
+from resobj.compute import pci
 from resobj.compute import usage
+from resobj import exception as resobj_exc
 from resobj import objects
 from resobj import rpc
 
@@ -147,7 +149,7 @@ class ComputeManager:
         # Its cells on the destination (None on a flat node), and the PCI
         # requests of the flavor it now has.
         instance.numa_topology = dest.instance_topology_of(instance.uuid)
-        instance.pci_requests = numa_tracker.recorded_pci_requests(
+        instance.pci_requests = pci.recorded_requests(
             instance.flavor)
         instance.save()
         migration.status = 'finished'
@@ -374,48 +376,134 @@ class ComputeManager:
 
 
 class ComputeEndpoint:
-    """What a resobj-compute serves its peers (compute RPC API 1.0).
+    """What a resobj-compute serves its peers (compute RPC API 1.1).
 
     Each method is one node's part of a move and runs on this host's own
     trackers only, so a misrouted call fails instead of being passed on.
+
+    From 1.1 every state-changing method takes ``idempotency_key``: the
+    first call with a key runs, a repeat answers what it did
+    (``outcomes``, a bounded in-memory resobj.compute.outcome record). A
+    restart forgets the record; then a repeat is safe where the method
+    is idempotent by construction: a build of an instance this node
+    already runs answers that instance, a delete of an instance already
+    gone, a confirm or revert of a migration already confirmed or
+    reverted, a resize or live migration claim already made, a live
+    migration already completed or rolled back, do nothing again.
+    1.0 callers send no key and get the 1.0 behaviour, checks and all
+    left out.
     """
 
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
-    def __init__(self, manager, host):
+    def __init__(self, manager, host, outcomes=None):
         self.manager = manager
         self.host = host
+        self.outcomes = outcomes or outcome.OutcomeRecord()
+
+    def _once(self, key, guarded, plain, *args):
+        """``guarded(*args)`` once per ``key``; ``plain`` for 1.0 callers.
+
+        ``guarded`` is ``plain`` with the check that makes a repeat after
+        a restart (the record forgotten) do nothing again.
+        """
+        if key is None:
+            return plain(*args)
+        return self.outcomes.run(key, guarded, *args)
+
+    def _unless(self, statuses, fn):
+        """``fn`` unless the stored migration is already in ``statuses``."""
+        def guarded(context, instance, migration):
+            stored = objects.Migration.get_by_uuid(context, migration.uuid)
+            if stored.status in statuses:
+                LOG.info('Migration %s already %s: nothing to do again',
+                         migration.uuid, stored.status)
+                return stored
+            return fn(context, instance, migration)
+        return guarded
 
     @rpc.endpoint_method
-    def build_instance(self, context, instance, node, pci_requests=None):
-        return self.manager.build_instance(context, instance, self.host,
-                                           node, pci_requests)
+    def build_instance(self, context, instance, node, pci_requests=None,
+                       idempotency_key=None):
+        return self._once(idempotency_key, self._build,
+                          self.manager.build_instance, context, instance,
+                          self.host, node, pci_requests)
+
+    def _build(self, context, instance, host, node, pci_requests):
+        tracker = self.manager.tracker_of(host, node)
+        if instance.uuid in tracker.tracked:
+            stored = objects.Instance.get_by_uuid(context, instance.uuid)
+            if (stored.host, stored.node, stored.vm_state) == (
+                    host, node, 'active'):
+                LOG.info('Build of %s: already running on %s, not built '
+                         'again', instance.uuid, node)
+                return stored
+        return self.manager.build_instance(context, instance, host, node,
+                                           pci_requests)
 
     @rpc.endpoint_method
-    def delete_instance(self, context, instance):
+    def delete_instance(self, context, instance, idempotency_key=None):
+        self._once(idempotency_key, self._delete,
+                   self.manager.delete_instance, context, instance)
+
+    def _delete(self, context, instance):
+        try:
+            objects.Instance.get_by_uuid(context, instance.uuid)
+        except resobj_exc.InstanceNotFound:
+            LOG.info('Delete of %s: already deleted', instance.uuid)
+            return
         self.manager.delete_instance(context, instance)
 
     @rpc.endpoint_method
     def prep_resize(self, context, instance, new_flavor, node,
-                    pci_requests=None):
+                    pci_requests=None, idempotency_key=None):
+        return self._once(idempotency_key, self._prep_resize,
+                          self.manager.prep_resize, context, instance,
+                          new_flavor, self.host, node, pci_requests)
+
+    def _prep_resize(self, context, instance, new_flavor, host, node,
+                     pci_requests):
+        for migration in objects.MigrationList \
+                .get_in_progress_by_host_and_node(context, host, node):
+            if migration.instance_uuid == instance.uuid and \
+                    migration.status == 'finished' and \
+                    (migration.dest_compute, migration.dest_node) == (
+                        host, node):
+                LOG.info('Resize of %s to %s: already finished, not '
+                         'claimed again', instance.uuid, node)
+                return migration
         return self.manager.prep_resize(context, instance, new_flavor,
-                                        self.host, node, pci_requests)
+                                        host, node, pci_requests)
 
     @rpc.endpoint_method
-    def resize_source(self, context, instance, migration):
-        self.manager.resize_source(context, instance, migration)
+    def resize_source(self, context, instance, migration,
+                      idempotency_key=None):
+        # Idempotent as it is: the source holds what placement says.
+        self._once(idempotency_key, self.manager.resize_source,
+                   self.manager.resize_source, context, instance,
+                   migration)
 
     @rpc.endpoint_method
-    def confirm_resize(self, context, instance, migration):
-        self.manager.confirm_resize_here(context, instance, migration)
+    def confirm_resize(self, context, instance, migration,
+                       idempotency_key=None):
+        plain = self.manager.confirm_resize_here
+        self._once(idempotency_key, self._unless(('confirmed',), plain),
+                   plain, context, instance, migration)
 
     @rpc.endpoint_method
-    def revert_resize(self, context, instance, migration):
-        self.manager.revert_resize_here(context, instance, migration)
+    def revert_resize(self, context, instance, migration,
+                      idempotency_key=None):
+        plain = self.manager.revert_resize_here
+        self._once(idempotency_key, self._unless(('reverted',), plain),
+                   plain, context, instance, migration)
 
     @rpc.endpoint_method
-    def finish_revert_resize(self, context, instance, migration):
-        self.manager.finish_revert_resize(context, instance, migration)
+    def finish_revert_resize(self, context, instance, migration,
+                             idempotency_key=None):
+        # Idempotent as it is: the source recomputes the instance's hold.
+        self._once(idempotency_key, self.manager.finish_revert_resize,
+                   self.manager.finish_revert_resize, context, instance,
+                   migration)
 
     @rpc.endpoint_method
     def check_can_live_migrate_destination(self, context, instance, node):
@@ -429,22 +517,35 @@ class ComputeEndpoint:
                                           sharing_provider)
 
     @rpc.endpoint_method
-    def live_migration(self, context, instance, migration):
-        return self.manager.live_migration_here(context, instance,
-                                                migration)
+    def live_migration(self, context, instance, migration,
+                       idempotency_key=None):
+        plain = self.manager.live_migration_here
+        return self._once(idempotency_key,
+                          self._unless((LIVE_DONE,), plain), plain,
+                          context, instance, migration)
 
     @rpc.endpoint_method
-    def pre_live_migration(self, context, instance, migration):
-        return self.manager.pre_live_migration(context, instance, migration)
+    def pre_live_migration(self, context, instance, migration,
+                           idempotency_key=None):
+        # 'pre-migrating' and later: the destination's claim was made.
+        plain = self.manager.pre_live_migration
+        return self._once(idempotency_key, self._unless(
+            ('pre-migrating', LIVE_RUNNING, 'finished', LIVE_DONE), plain),
+            plain, context, instance, migration)
 
     @rpc.endpoint_method
     def post_live_migration_at_destination(self, context, instance,
-                                           migration):
-        self.manager.post_live_migration_at_destination(context, instance,
-                                                        migration)
+                                           migration, idempotency_key=None):
+        # Idempotent as it is: the guest is started here again.
+        plain = self.manager.post_live_migration_at_destination
+        self._once(idempotency_key, plain, plain, context, instance,
+                   migration)
 
     @rpc.endpoint_method
     def rollback_live_migration_at_destination(self, context, instance,
-                                               migration):
-        self.manager.rollback_live_migration_at_destination(
-            context, instance, migration)
+                                               migration,
+                                               idempotency_key=None):
+        plain = self.manager.rollback_live_migration_at_destination
+        self._once(idempotency_key,
+                   self._unless(('reverted', LIVE_FAILED), plain), plain,
+                   context, instance, migration)

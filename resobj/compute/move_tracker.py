@@ -1,16 +1,24 @@
-"""The moves part of the ResourceTracker: resize, rebuild, revert, confirm.
+"""Move tracking of one compute node: resize, rebuild, revert, confirm.
 
-A mixin of ResourceTracker (resobj.compute.tracker), kept apart so the
-tracker stays readable. The destination's claim (``resize_claim``) moves
-the instance consumer's allocations to this node and leaves its old ones
-to the migration consumer on the source, in one atomic write; a revert
-or a confirm (``drop_move_claim``) ends that hold, database rows first,
+A collaborator of the ResourceTracker (resobj.compute.tracker), which
+owns one MoveTracker and hands it the claims of moves; the MoveTracker
+works through the tracker's own interface (``exclusive``,
+``payload_for``, ``check``, ``hold``, ``snapshot``/``restore``,
+``select_pci``, ``save_node``...), the same one instance claims use.
+
+The destination's claim (``resize_claim``) moves the instance
+consumer's allocations to this node and leaves its old ones to the
+migration consumer on the source, in one atomic write; a revert or a
+confirm (``drop_move_claim``) ends that hold, database rows first,
 allocations second (see the tracker's module docstring). The source
 follows a move in memory (``track_outgoing``, ``adopt``) rather than at
-its next audit.
+its next audit. As for every claim, the tracker's lock is held only to
+check and reserve in memory, never across a remote call, and a claim's
+undo steps are one unit of work (claims.UnitOfWork).
 """
 
 from oslo_log import log as logging
+from oslo_utils import uuidutils
 
 from resobj.compute import claims
 from resobj.compute import exception
@@ -21,8 +29,16 @@ from resobj import objects
 LOG = logging.getLogger(__name__)
 
 
-class MoveMixin:
-    """Move claims; this tracker is the destination unless said."""
+def _same_node(migration):
+    return (migration.source_compute == migration.dest_compute and
+            migration.source_node == migration.dest_node)
+
+
+class MoveTracker:
+    """Move claims of one node; this node is the destination unless said."""
+
+    def __init__(self, tracker):
+        self.tracker = tracker
 
     def resize_claim(self, context, instance, new_flavor, pci_requests=None,
                      migration_type=None, migration=None):
@@ -33,42 +49,51 @@ class MoveMixin:
         here and leaves the old ones to the migration consumer on the
         source, in one atomic write.
         """
-        with self.lock:
-            self._ready(context)
-            same_node = (instance.host == self.host and
-                         instance.node == self.nodename)
-            pci_requests, _recorded = self._pci_requests(new_flavor,
-                                                         pci_requests)
-            devices = [] if same_node else pci.select(
-                self.pci_devices, pci_requests, self.nodename,
-                instance.uuid)
-            counted = sum(1 for d in devices
-                          if d.dev_type == pl.PCI_COUNTED_TYPE)
-            old_pins = (self.cells.pins.pop(instance.uuid, None)
-                        if self.cells is not None and same_node else None)
-            # Beside everything held here, the instance's current
-            # allocation too: on the same node it stays held (by the
-            # migration) until the resize is confirmed.
+        tracker = self.tracker
+        tracker.ready(context)
+        migration = self._migration(context, instance, new_flavor,
+                                    migration_type, migration)
+        consumer = instance.uuid
+        same_node = _same_node(migration)
+        with tracker.exclusive(consumer, migration.uuid), \
+                claims.UnitOfWork('undo move claim of %s'
+                                  % consumer) as work:
+            with tracker.lock:
+                requests, _recorded = pci.requests_for(
+                    new_flavor, pci_requests, tracker.pci_aliases)
+                devices = [] if same_node else tracker.select_pci(
+                    requests, consumer)
+                work.add(tracker.unselect_pci, devices)
+                counted = sum(1 for d in devices
+                              if d.dev_type == pl.PCI_COUNTED_TYPE)
+                before = tracker.snapshot(consumer)
+                work.add(tracker.restore, consumer, before)
+                work.add(tracker.restore, migration.uuid,
+                         tracker.snapshot(migration.uuid))
+                if same_node:
+                    # The old placement is the migration's until
+                    # confirmed; the new one is fitted without it.
+                    tracker.numa.set_pins(consumer, None)
+                # Beside everything held here, the instance's current
+                # allocation too: on the same node it stays held (by the
+                # migration) until the resize is confirmed.
+                payload = tracker.payload_for(
+                    consumer, new_flavor, instance, counted,
+                    others=tracker.others(), placed_here=False)
+                tracker.check(consumer, payload)
+                if same_node:
+                    tracker.numa.set_pins(migration.uuid, before[1])
+                    if before[0] is not None:
+                        tracker.hold(migration.uuid, before[0][0], instance)
+                tracker.hold(consumer, payload, instance)
+            current = tracker.client.get_allocations(consumer)
+            self._start_migration(instance, new_flavor, migration)
+            work.add(self._end_migration, instance, migration, 'error')
+            pci.claim(devices, consumer, tracker.nodename)
+            work.add(pci.free, devices, consumer)
             try:
-                payload = self._claim_payload(
-                    instance.uuid, new_flavor, instance, counted,
-                    others=[e[0] for e in self.tracked.values()],
-                    placed_here=False)
-                self._check(instance.uuid, payload)
-            except Exception:
-                if old_pins is not None:
-                    self.cells.pins[instance.uuid] = old_pins
-                raise
-            current = self.client.get_allocations(instance.uuid)
-            migration = self._start_migration(
-                context, instance, new_flavor, migration_type, migration)
-            if old_pins is not None:
-                # The old placement is the migration's until confirmed.
-                self.cells.pins[migration.uuid] = old_pins
-            pci.claim(devices, instance.uuid, self.nodename)
-            try:
-                self.client.replace_allocations({
-                    instance.uuid: {
+                tracker.client.replace_allocations({
+                    consumer: {
                         'allocations': payload,
                         'project_id': instance.project_id,
                         'user_id': instance.user_id,
@@ -78,40 +103,40 @@ class MoveMixin:
                         'project_id': instance.project_id,
                         'user_id': instance.user_id, 'generation': None}})
             except exception.AllocationConflict as exc:
-                with claims.logged_undo('undo move claim of %s'
-                                        % instance.uuid):
-                    pci.free(devices, instance.uuid)
-                    self._end_migration(instance, migration, 'error')
-                raise self._placement_shortages(instance.uuid, payload, exc)
-            self._track(instance.uuid, payload, instance)
+                raise tracker.refused(consumer, payload, exc)
             if same_node:
-                old = pl.on_provider(current.allocations, self.provider)
-                self.tracked[migration.uuid] = (
-                    current.allocations, instance.project_id,
-                    instance.user_id, instance.uuid)
-                self.usage.set(migration.uuid, old)
-            self._save_node()
-            return claims.MoveClaim(context, self, instance, payload,
-                                    devices, migration)
+                tracker.hold(migration.uuid, current.allocations, instance)
+        tracker.unselect_pci(devices)
+        tracker.save_node()
+        return claims.MoveClaim(context, tracker, instance, payload,
+                                devices, migration)
 
     def rebuild_claim(self, context, instance, migration_type='evacuation'):
         """Reserve the instance's own flavor here (rebuild, evacuation)."""
         return self.resize_claim(context, instance, instance.flavor,
                                  migration_type=migration_type)
 
-    def _start_migration(self, context, instance, new_flavor,
-                         migration_type, migration):
+    def _migration(self, context, instance, new_flavor, migration_type,
+                   migration):
+        """The move's Migration, pointed here (not saved yet)."""
         if migration is None:
             migration = objects.Migration(
                 context, instance_uuid=instance.uuid,
                 source_compute=instance.host, source_node=instance.node,
                 old_instance_type_id=instance.flavor.id,
-                new_instance_type_id=new_flavor.id)
+                new_instance_type_id=new_flavor.id,
+                # Known before the row exists: the claim names its
+                # consumer while it reserves.
+                uuid=uuidutils.generate_uuid())
             if migration_type:
                 migration.migration_type = migration_type
-        migration.dest_compute = self.host
-        migration.dest_node = self.nodename
-        migration.dest_host = self.host
+        migration.dest_compute = self.tracker.host
+        migration.dest_node = self.tracker.nodename
+        migration.dest_host = self.tracker.host
+        return migration
+
+    @staticmethod
+    def _start_migration(instance, new_flavor, migration):
         migration.status = 'pre-migrating'
         if migration.obj_attr_is_set('id'):
             migration.save()
@@ -120,7 +145,6 @@ class MoveMixin:
         instance.old_flavor = instance.flavor
         instance.new_flavor = new_flavor
         instance.save()
-        return migration
 
     @staticmethod
     def _end_migration(instance, migration, status):
@@ -140,30 +164,28 @@ class MoveMixin:
         confirm): the migration consumer's allocations are deleted.
         Database rows first, then allocations (see module docstring).
         """
-        with self.lock:
+        with self.tracker.exclusive(instance.uuid, migration.uuid):
             if prefix == 'old':
                 self._confirm(instance, migration)
             else:
                 self._revert(instance, migration)
-            self._save_node()
+        self.tracker.save_node()
 
     def _confirm(self, instance, migration):
-        if migration.source_compute != migration.dest_compute or \
-                migration.source_node != migration.dest_node:
-            pci.free([d for d in self.pci_devices
-                      if d.instance_uuid == instance.uuid], instance.uuid)
+        tracker = self.tracker
+        if not _same_node(migration):
+            pci.free(tracker.devices_of(instance.uuid), instance.uuid)
         self._end_migration(instance, migration, 'confirmed')
-        self.client.delete_allocations(migration.uuid)
-        self._untrack(migration.uuid)
+        tracker.client.delete_allocations(migration.uuid)
+        tracker.forget(migration.uuid)
 
     def _revert(self, instance, migration):
-        held = self.client.get_allocations(migration.uuid)
-        current = self.client.get_allocations(instance.uuid)
-        same_node = (migration.source_compute == migration.dest_compute and
-                     migration.source_node == migration.dest_node)
+        tracker = self.tracker
+        held = tracker.client.get_allocations(migration.uuid)
+        current = tracker.client.get_allocations(instance.uuid)
+        same_node = _same_node(migration)
         if not same_node:
-            pci.free([d for d in self.pci_devices
-                      if d.instance_uuid == instance.uuid], instance.uuid)
+            pci.free(tracker.devices_of(instance.uuid), instance.uuid)
         instance.host = migration.source_compute
         instance.node = migration.source_node
         instance.flavor = instance.old_flavor or instance.flavor
@@ -171,29 +193,27 @@ class MoveMixin:
         instance.numa_topology = None
         self._end_migration(instance, migration, 'reverted')
         try:
-            self._give_back(instance, migration, held, current)
+            tracker.client.replace_allocations({
+                instance.uuid: {'allocations': held.allocations,
+                                'project_id': instance.project_id,
+                                'user_id': instance.user_id,
+                                'generation': current.generation},
+                migration.uuid: {'allocations': {},
+                                 'project_id': instance.project_id,
+                                 'user_id': instance.user_id,
+                                 'generation': held.generation}})
         except exception.AllocationConflict as exc:
             # The rows already say reverted; an audit that raced with
             # this moved a generation. The audits of both nodes put the
             # allocations right from those rows.
             LOG.warning('Revert of %s: allocations left to the next '
                         'audit (%s)', instance.uuid, exc)
-        self._untrack(migration.uuid)
-        if same_node:
-            self._track(instance.uuid, held.allocations, instance)
-        else:
-            self._untrack(instance.uuid)
-
-    def _give_back(self, instance, migration, held, current):
-        self.client.replace_allocations({
-            instance.uuid: {'allocations': held.allocations,
-                            'project_id': instance.project_id,
-                            'user_id': instance.user_id,
-                            'generation': current.generation},
-            migration.uuid: {'allocations': {},
-                             'project_id': instance.project_id,
-                             'user_id': instance.user_id,
-                             'generation': held.generation}})
+        with tracker.lock:
+            tracker.forget(migration.uuid)
+            if same_node:
+                tracker.hold(instance.uuid, held.allocations, instance)
+            else:
+                tracker.forget(instance.uuid)
 
     def track_outgoing(self, context, instance, migration):
         """This node is a move's source: hold the migration consumer.
@@ -202,21 +222,17 @@ class MoveMixin:
         gave its old allocations to the migration consumer; the source
         follows in memory now rather than at its next audit.
         """
-        with self.lock:
-            if migration.source_compute == migration.dest_compute and \
-                    migration.source_node == migration.dest_node:
-                return
-            held = self.client.get_allocations(migration.uuid)
-            pins = (self.cells.pins.pop(instance.uuid, None)
-                    if self.cells is not None else None)
-            self._untrack(instance.uuid)
-            if pins:
-                self.cells.pins[migration.uuid] = pins
-            self.tracked[migration.uuid] = (
-                held.allocations, instance.project_id, instance.user_id,
-                instance.uuid)
-            self.usage.set(migration.uuid,
-                           pl.on_provider(held.allocations, self.provider))
+        if _same_node(migration):
+            return
+        tracker = self.tracker
+        with tracker.exclusive(instance.uuid, migration.uuid):
+            held = tracker.client.get_allocations(migration.uuid)
+            with tracker.lock:
+                pins = tracker.numa.pins_of(instance.uuid)
+                tracker.forget(instance.uuid)
+                if pins:
+                    tracker.numa.set_pins(migration.uuid, pins)
+                tracker.hold(migration.uuid, held.allocations, instance)
 
     def adopt(self, instance, migration=None):
         """Start tracking an instance that arrived (finish of a move).
@@ -227,14 +243,18 @@ class MoveMixin:
         node counted both until its next audit and refused claims it had
         room for.
         """
-        with self.lock:
+        tracker = self.tracker
+        consumers = [instance.uuid] + (
+            [migration.uuid] if migration is not None else [])
+        with tracker.exclusive(*consumers), tracker.lock:
             held = None
             if migration is not None:
-                held = self.tracked.get(migration.uuid)
-                self._untrack(migration.uuid)
-            payload = self._claim_payload(
+                held = tracker.tracked.get(migration.uuid)
+                tracker.forget(migration.uuid)
+            payload = tracker.payload_for(
                 instance.uuid, instance.flavor, instance,
-                self._pci_count(instance.uuid),
+                tracker.pci_count(instance.uuid),
                 current=held[0] if held else None)
-            self._track(instance.uuid, payload, instance)
-            self._record_topology(instance)
+            tracker.hold(instance.uuid, payload, instance)
+            instance.numa_topology = tracker.instance_topology_of(
+                instance.uuid)

@@ -1,8 +1,13 @@
-"""The NUMA and PCI-request part of the ResourceTracker.
+"""NUMA cell placement of one compute node, a collaborator of its tracker.
 
-A mixin of ResourceTracker (resobj.compute.tracker), kept apart so the
-tracker stays readable. On a flat node (``self.cells`` is None) every
-method here leaves payloads as the payload rules build them.
+The ResourceTracker (resobj.compute.tracker) owns one NUMAPlacement and
+calls it through the methods below; the placement knows nothing of the
+tracker. It keeps the node's cells (``cells``, a
+resobj.compute.cells.NodeCells, or None on a flat node) and the pins of
+the consumers placed on them. On a flat node every method leaves
+payloads as the payload rules build them. The tracker calls the
+in-memory methods under its lock; ``refresh``, ``held_allocations`` and
+``reshape_if_flat`` talk to placement and are called by the audit only.
 
 On a NUMA node (see resobj.compute.numa for the rules):
 
@@ -30,59 +35,96 @@ from resobj import objects
 LOG = logging.getLogger(__name__)
 
 
-class NUMAMixin:
+class NUMAPlacement:
+    """Where a node's consumers sit on its NUMA cells."""
 
-    # Set up at each audit (_ensure_node).
+    def __init__(self, driver, client, nodename):
+        self.driver = driver
+        self.client = client
+        self.nodename = nodename
+        # None: a flat node.
+        self.cells = None
 
-    def _refresh_cells(self):
+    # Set up at each audit.
+
+    def refresh(self, node):
         """Read the driver's NUMA topology; set up the cell providers."""
         reported = self.driver.get_numa_topology(self.nodename)
         if not reported:
             self.cells = None
-            self.node.numa_topology = None
+            node.numa_topology = None
             return
         if self.cells is None or not self.cells.same_cells(reported):
-            self.cells = cells_mod.NodeCells(self.node.uuid, self.nodename,
+            self.cells = cells_mod.NodeCells(node.uuid, self.nodename,
                                              reported)
         for cell_id, provider in sorted(self.cells.by_cell.items()):
             self.client.ensure_provider(provider,
                                         self.cells.names[cell_id],
-                                        parent=self.node.uuid)
-        if self.node.numa_topology is None:
+                                        parent=node.uuid)
+        if node.numa_topology is None:
             # Before the first save: ComputeNode keeps VCPU and MEMORY_MB
             # off the root provider once it has a topology.
-            self.node.numa_topology = self.cells.topology_template()
+            node.numa_topology = self.cells.topology_template()
 
-    def _root_inventory(self, inventory):
+    @property
+    def providers(self):
+        """{cell provider uuid: cell id}; empty on a flat node."""
+        return self.cells.providers if self.cells is not None else {}
+
+    # Inventory and usage.
+
+    def root_inventory(self, inventory):
+        """The root provider's part of a flat node's ``inventory``."""
         if self.cells is None:
             return inventory
         return {rc: inv for rc, inv in inventory.items()
                 if rc not in numa.CELL_CLASSES}
 
-    def _cell_inventories(self):
+    def cell_inventories(self, node, reserved):
         if self.cells is None:
             return {}
-        return self.cells.inventories(self.node, self._reserved())
+        return self.cells.inventories(node, reserved)
 
-    def _numa_used_totals(self):
-        """{class: amount} the consumers hold on the cells, summed."""
+    def used_totals(self, payloads):
+        """{class: amount} ``payloads`` hold on the cells, summed."""
         if self.cells is None:
             return {}
-        return _summed(self.cells.used(
-            [entry[0] for entry in self.tracked.values()]))
+        return _summed(self.cells.used(payloads))
 
-    def _sync_node_topology(self):
+    def sync_node_topology(self, node, payloads):
         if self.cells is not None:
-            self.node.numa_topology = self.cells.node_topology(
-                [entry[0] for entry in self.tracked.values()])
+            node.numa_topology = self.cells.node_topology(payloads)
+
+    # Pins (what the tracker saves and puts back around a claim).
+
+    def pins_of(self, consumer):
+        return (self.cells.pins.get(consumer)
+                if self.cells is not None else None)
+
+    def set_pins(self, consumer, pins):
+        """Put back ``pins`` (from pins_of) for ``consumer``."""
+        if self.cells is None:
+            return
+        if pins is None:
+            self.cells.pins.pop(consumer, None)
+        else:
+            self.cells.pins[consumer] = pins
+
+    def move_pins(self, from_consumer, to_consumer):
+        """``to_consumer`` takes ``from_consumer``'s pins (a move's hold)."""
+        if self.cells is None:
+            return
+        pins = self.cells.pins.pop(from_consumer, None)
+        if pins:
+            self.cells.pins[to_consumer] = pins
+
+    def unpin(self, consumer):
+        if self.cells is not None:
+            self.cells.unpin(consumer)
 
     # Payloads.
 
-    def _others(self, consumer):
-        return [entry[0] for c, entry in self.tracked.items()
-                if c != consumer]
-
-    def _check_flat(self, flavor, consumer):
+    def check_flat(self, flavor, consumer):
         if self.cells is None and numa.asks_for_numa(flavor):
             raise exception.ComputeResourcesUnavailable(
                 node=self.nodename, consumer=consumer,
@@ -90,19 +132,20 @@ class NUMAMixin:
                         'this node has no NUMA topology'
                         % (numa.NUMA_NODES_SPEC, numa.CPU_POLICY_SPEC))
 
-    def _place(self, consumer, flavor, instance, others, current=None):
-        """{cell id: amounts} for ``consumer`` of ``flavor``, pins recorded.
+    def payload(self, consumer, flavor, flat_payload, node, reserved,
+                others, previous=None, current=None):
+        """``flat_payload`` with its VCPU and MEMORY_MB on cells, pinned.
 
-        ``current``: the consumer's allocations as read, kept when they
-        already hold the flavor's amounts on this node's cells.
+        ``others``: the payloads already placed here. ``previous``: the
+        instance's stored topology on this node, if any; ``current``:
+        the consumer's allocations as read, kept when they already hold
+        the flavor's amounts on this node's cells.
         """
+        self.check_flat(flavor, consumer)
+        if self.cells is None:
+            return flat_payload
         request = numa.request_from_flavor(flavor)
         wanted = {pl.VCPU: request.vcpus, pl.MEMORY_MB: request.memory_mb}
-        previous = None
-        if instance is not None and instance.obj_attr_is_set(
-                'numa_topology') and instance.numa_topology is not None and \
-                instance.node == self.nodename:
-            previous = instance.numa_topology
         cells = None
         if current:
             cells = numa.cells_in(current, self.cells.providers)
@@ -111,61 +154,76 @@ class NUMAMixin:
                      if previous is not None else None)
         if not cells or _summed(cells) != wanted or \
                 any(c not in self.cells.by_cell for c in cells):
-            cells = self.cells.place(self.node, self._reserved(), others,
-                                     request, consumer, self.nodename)
+            cells = self.cells.place(node, reserved, others, request,
+                                     consumer, self.nodename)
         self.cells.pin(consumer, cells, request.pinned,
                        cells_mod.topology_pins(previous))
-        return cells
+        return self.on_cells(flat_payload, node.uuid, cells)
 
-    def _numa_payload(self, payload, cells):
+    def on_cells(self, payload, root, cells):
         """A flat ``payload`` with VCPU and MEMORY_MB moved to ``cells``."""
         if self.cells is None:
             return payload
         out = {rp: {rc: n for rc, n in amounts.items()
-                    if not (rp == self.provider and
-                            rc in numa.CELL_CLASSES)}
+                    if not (rp == root and rc in numa.CELL_CLASSES)}
                for rp, amounts in payload.items()}
         return numa.add_cells(out, cells or {}, self.cells.by_cell)
 
-    def _claim_payload(self, consumer, flavor, instance, pci_count,
-                       current=None, others=None, placed_here=True):
-        """The payload of a new claim (or audit) of ``consumer`` here.
-
-        ``placed_here``: whether ``instance``'s stored topology, if any,
-        describes its placement on this node (not so for a move's
-        destination, which places the instance anew).
+    def where_it_is(self, flat_payload, root, flavor, current):
+        """A payload for a running consumer that fits no cell: charged
+        whole to the cells it holds (or the first), not left uncounted.
         """
-        self._check_flat(flavor, consumer)
-        payload = self._payload(flavor, instance, pci_count)
-        if self.cells is None:
-            return payload
-        cells = self._place(consumer, flavor,
-                            instance if placed_here else None,
-                            self._others(consumer) if others is None
-                            else others, current)
-        return self._numa_payload(payload, cells)
+        cells = numa.cells_in(current, self.cells.providers) or {
+            min(self.cells.by_cell): {pl.VCPU: flavor.vcpus,
+                                      pl.MEMORY_MB: flavor.memory_mb}}
+        return self.on_cells(flat_payload, root, cells)
 
-    def instance_topology_of(self, consumer):
-        """The InstanceNUMATopology ``consumer`` is tracked with here.
+    def names_cells(self, payload):
+        """Whether ``payload`` already names this node's cells."""
+        return bool(self.cells is not None and
+                    numa.cells_in(payload, self.cells.providers))
 
-        None on a flat node or for a consumer not tracked here.
+    def instance_topology(self, consumer, payload):
+        """The InstanceNUMATopology of ``consumer`` holding ``payload``.
+
+        None on a flat node or without a payload.
         """
-        if self.cells is None or consumer not in self.tracked:
+        if self.cells is None or payload is None:
             return None
         return self.cells.instance_topology(
-            consumer, numa.cells_in(self.tracked[consumer][0],
-                                    self.cells.providers))
+            consumer, numa.cells_in(payload, self.cells.providers))
 
-    def _record_topology(self, instance):
-        """Put the instance's placement here on it (not saved)."""
-        instance.numa_topology = self.instance_topology_of(instance.uuid)
+    def changed_topologies(self, instances, tracked, skip):
+        """[(instance, topology)] whose stored placement differs here.
 
-    # The audit.
+        ``tracked``: the tracker's {consumer: entry}; instances in
+        ``skip`` or mid-move are left alone.
+        """
+        out = []
+        for instance in instances:
+            entry = tracked.get(instance.uuid)
+            if entry is None or instance.uuid in skip or \
+                    instance.new_flavor is not None:
+                continue
+            topology = self.instance_topology(instance.uuid, entry[0])
+            stored = instance.numa_topology
+            if (topology.to_dict() if topology else None) != \
+                    (stored.to_dict() if stored else None):
+                out.append((instance, topology))
+        return out
 
-    def _held_allocations(self):
+    def reset_pins(self, keep):
+        """Forget every pin but those of the consumers in ``keep``."""
+        if self.cells is not None:
+            self.cells.pins = {c: p for c, p in self.cells.pins.items()
+                               if c in keep}
+
+    # Placement reads and the upgrade reshape (the audit's).
+
+    def held_allocations(self, root):
         """{consumer: ConsumerAllocations} on the root and cell providers."""
-        held = dict(self.client.get_provider_allocations(self.provider))
-        for provider in sorted(self.cells.providers if self.cells else ()):
+        held = dict(self.client.get_provider_allocations(root))
+        for provider in sorted(self.providers):
             for consumer, entry in self.client.get_provider_allocations(
                     provider).items():
                 mine = held.get(consumer)
@@ -175,74 +233,7 @@ class NUMAMixin:
                     mine.allocations.update(entry.allocations)
         return held
 
-    def _audit_payload(self, item, count, held, shared, wanted):
-        if self.cells is None or item.flavor is None:
-            return self._payload(item.flavor, item.instance, count)
-        current, _gen = self._current(item.consumer, held, shared)
-        try:
-            return self._claim_payload(
-                item.consumer, item.flavor, item.instance, count,
-                current=current, others=[e[0] for e in wanted.values()],
-                placed_here=item.kind == 'instance')
-        except (exception.ComputeResourcesUnavailable,
-                resobj_exc.InvalidFlavorExtraSpec) as exc:
-            # Running already: charge it whole to the cells it holds (or
-            # the first), rather than leave it uncounted.
-            LOG.warning('%s does not fit the NUMA cells of %s (%s); '
-                        'counting it where it is', item.consumer,
-                        self.nodename, exc)
-            cells = numa.cells_in(current, self.cells.providers) or {
-                min(self.cells.by_cell): {
-                    pl.VCPU: item.flavor.vcpus,
-                    pl.MEMORY_MB: item.flavor.memory_mb}}
-            return self._numa_payload(
-                self._payload(item.flavor, item.instance, count), cells)
-
-    def _save_instance_topologies(self, instances):
-        """Store each instance's placement here where it differs."""
-        for instance in instances:
-            if instance.uuid not in self.tracked or (
-                    instance.new_flavor is not None):
-                continue
-            topology = self.instance_topology_of(instance.uuid)
-            stored = instance.numa_topology
-            if (topology.to_dict() if topology else None) == \
-                    (stored.to_dict() if stored else None):
-                continue
-            instance.numa_topology = topology
-            try:
-                instance.save()
-            except resobj_exc.InstanceNotFound:
-                continue  # deleted meanwhile: the next audit drops it
-
-    # PCI requests.
-
-    def _pci_requests(self, flavor, pci_requests):
-        """(request dicts for pci.select, InstancePCIRequests).
-
-        ``pci_requests`` given by the caller wins (older callers pass
-        vendor/product dicts); otherwise the flavor's aliases are looked
-        up in [compute] pci_alias.
-        """
-        aliases = numa.pci_requests_from_flavor(flavor)
-        recorded = recorded_pci_requests(flavor)
-        if pci_requests is not None:
-            return pci_requests, recorded
-        requests = []
-        for name, count in aliases:
-            spec = self.pci_aliases.get(name)
-            if spec is None:
-                raise resobj_exc.InvalidFlavorExtraSpec(
-                    flavor=flavor.flavorid, key=numa.PCI_ALIAS_SPEC,
-                    value=flavor.extra_specs.get(numa.PCI_ALIAS_SPEC),
-                    reason='no [compute] pci_alias named %r on this '
-                           'host' % name)
-            requests.append(dict(spec, count=count))
-        return requests, recorded
-
-    # The upgrade reshape.
-
-    def _reshape_if_flat(self, context):
+    def reshape_if_flat(self, context, host, node, reserved):
         """Move a formerly flat node's VCPU and MEMORY_MB to its cells.
 
         Nothing to do unless the node has cells and its root provider
@@ -254,36 +245,35 @@ class NUMAMixin:
         """
         if self.cells is None:
             return False
-        root_generation, root_inventory = self.client.get_inventory(
-            self.provider)
+        root = node.uuid
+        root_generation, root_inventory = self.client.get_inventory(root)
         if not set(root_inventory) & set(numa.CELL_CLASSES):
             return False
         instances = {i.uuid: i for i in objects.InstanceList
-                     .get_by_host_and_node(context, self.host,
-                                           self.nodename)}
-        held = self.client.get_provider_allocations(self.provider)
+                     .get_by_host_and_node(context, host, self.nodename)}
+        held = self.client.get_provider_allocations(root)
         consumers, placed = {}, []
         for consumer in sorted(held):
             current = self.client.get_allocations(consumer)
-            on_root = current.allocations.get(self.provider, {})
+            on_root = current.allocations.get(root, {})
             request = _request_for(instances.get(consumer), on_root)
             try:
-                cells = self.cells.place(self.node, self._reserved(),
-                                         placed, request, consumer,
-                                         self.nodename)
+                cells = self.cells.place(node, reserved, placed, request,
+                                         consumer, self.nodename)
             except exception.ComputeResourcesUnavailable as exc:
                 raise resobj_exc.NUMAReshapeFailed(node=self.nodename,
                                                    reason=str(exc))
             self.cells.pin(consumer, cells, request.pinned)
-            payload = self._numa_payload(current.allocations, cells)
+            payload = self.on_cells(current.allocations, root, cells)
             placed.append(payload)
             consumers[consumer] = {
                 'allocations': payload, 'project_id': current.project_id,
                 'user_id': current.user_id,
                 'generation': current.generation}
-        inventories = {self.provider: (
-            root_generation, self._root_inventory(root_inventory))}
-        for provider, inventory in self._cell_inventories().items():
+        inventories = {root: (root_generation,
+                              self.root_inventory(root_inventory))}
+        for provider, inventory in self.cell_inventories(
+                node, reserved).items():
             generation, _current = self.client.get_inventory(provider)
             inventories[provider] = (generation, inventory)
         LOG.info('Reshaping %s: VCPU and MEMORY_MB and the allocations of '
@@ -293,10 +283,14 @@ class NUMAMixin:
         return True
 
 
-def recorded_pci_requests(flavor):
-    """The flavor's PCI alias requests as Instance.pci_requests holds them."""
-    return [objects.InstancePCIRequest(alias_name=name, count=count)
-            for name, count in numa.pci_requests_from_flavor(flavor)]
+def save_topologies(topologies):
+    """Store each (instance, topology) of changed_topologies."""
+    for instance, topology in topologies:
+        instance.numa_topology = topology
+        try:
+            instance.save()
+        except resobj_exc.InstanceNotFound:
+            continue  # deleted meanwhile: the next audit drops it
 
 
 def _summed(cells):

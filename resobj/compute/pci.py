@@ -14,12 +14,42 @@ from oslo_log import log as logging
 
 from resobj.compute import claims
 from resobj.compute import exception
+from resobj.compute import numa
 from resobj import exception as resobj_exc
 from resobj import objects
 
 LOG = logging.getLogger(__name__)
 
 AVAILABLE = 'available'
+
+
+def requests_for(flavor, pci_requests, aliases):
+    """(request dicts for select, InstancePCIRequests to record).
+
+    ``pci_requests`` given by the caller wins (older callers pass
+    vendor/product dicts); otherwise the flavor's aliases are looked
+    up in ``aliases`` ([compute] pci_alias).
+    """
+    recorded = recorded_requests(flavor)
+    if pci_requests is not None:
+        return pci_requests, recorded
+    requests = []
+    for name, count in numa.pci_requests_from_flavor(flavor):
+        spec = aliases.get(name)
+        if spec is None:
+            raise resobj_exc.InvalidFlavorExtraSpec(
+                flavor=flavor.flavorid, key=numa.PCI_ALIAS_SPEC,
+                value=flavor.extra_specs.get(numa.PCI_ALIAS_SPEC),
+                reason='no [compute] pci_alias named %r on this '
+                       'host' % name)
+        requests.append(dict(spec, count=count))
+    return requests, recorded
+
+
+def recorded_requests(flavor):
+    """The flavor's PCI alias requests as Instance.pci_requests holds them."""
+    return [objects.InstancePCIRequest(alias_name=name, count=count)
+            for name, count in numa.pci_requests_from_flavor(flavor)]
 
 
 def _matches(device, request):

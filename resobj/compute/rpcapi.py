@@ -14,6 +14,17 @@ server keeps serving every older minor version of the same major):
   live_migration, pre_live_migration,
   post_live_migration_at_destination,
   rollback_live_migration_at_destination.
+* 1.1 - every state-changing method (STATE_CHANGING) takes an
+  ``idempotency_key``: the receiver carries a call out at most once per
+  key and answers a repeat with what the first did
+  (resobj.compute.outcome). The caller sends each try with a per-try
+  timeout (``[compute] call_timeout``) and sends again with the same
+  key, up to ``[compute] call_retries`` times.
+
+A call capped to 1.0 (an N-1 compute alive) is sent in the 1.0 form,
+without a key, once: it waits ``[DEFAULT] rpc_response_timeout`` and is
+never retried, since the receiver could not tell a repeat from a new
+call.
 
 ``[upgrade_levels] compute`` caps the version sent: a version, or
 ``auto`` for the newest version every live compute service serves (from
@@ -22,8 +33,11 @@ every ``[upgrade_levels] auto_interval`` seconds while the service runs
 (resobj.upgrade_levels).
 """
 
+import time
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_utils import uuidutils
 
 from resobj import exception
 from resobj.objects import compute_node as cn_obj
@@ -32,13 +46,24 @@ from resobj import upgrade_levels
 
 LOG = logging.getLogger(__name__)
 
-VERSION = '1.0'
+VERSION = '1.1'
 BINARY = cn_obj.COMPUTE_BINARY
 
 # (service version, newest compute RPC API version it serves), oldest
 # first: [upgrade_levels] compute = auto caps at the row of the oldest
 # live compute service.
-SERVICE_VERSION_RPC = ((1, '1.0'),)
+SERVICE_VERSION_RPC = ((1, '1.0'), (4, '1.1'))
+
+
+# The methods that change state: from 1.1 each carries an idempotency
+# key and is retried; the others (checks) are read-only and sent once.
+STATE_CHANGING = frozenset((
+    'build_instance', 'delete_instance', 'prep_resize', 'resize_source',
+    'confirm_resize', 'revert_resize', 'finish_revert_resize',
+    'live_migration', 'pre_live_migration',
+    'post_live_migration_at_destination',
+    'rollback_live_migration_at_destination'))
+KEYED = '1.1'
 
 
 def rpc_version_for_service(service_version):
@@ -67,6 +92,8 @@ class ComputeAPI:
             lambda: version_cap(conf, context),
             conf.upgrade_levels.auto_interval, SERVICE_VERSION_RPC[0][1])
         self.timeout = conf.rpc_response_timeout
+        self.call_timeout = conf.compute.call_timeout
+        self.call_retries = conf.compute.call_retries
         # Capped per call (rpc.prepare): an auto cap changes.
         self.client = rpc.get_client(transport, self.topic, VERSION,
                                      timeout=self.timeout)
@@ -77,13 +104,38 @@ class ComputeAPI:
         return self._cap.get()
 
     def _call(self, context, host, version, method, **kwargs):
+        cap = self.version_cap
+        if method in STATE_CHANGING and self.client.prepare(
+                version_cap=cap).can_send_version(KEYED):
+            return self._keyed_call(context, host, method, cap, **kwargs)
         cctxt = rpc.prepare(self.client, 'compute', method, version,
-                            self.version_cap, server=host)
+                            cap, server=host)
         try:
             return rpc.call(cctxt, context, method, **kwargs)
         except messaging.MessagingTimeout:
             raise exception.ComputeTimeout(host=host, method=method,
                                            timeout=self.timeout)
+
+    def _keyed_call(self, context, host, method, cap, **kwargs):
+        """Send at 1.1 with one idempotency key, again on each timeout."""
+        key = uuidutils.generate_uuid()
+        cctxt = rpc.prepare(self.client, 'compute', method, KEYED, cap,
+                            server=host, timeout=self.call_timeout)
+        started = time.monotonic()
+        for attempt in range(self.call_retries + 1):
+            try:
+                return rpc.call(cctxt, context, method,
+                                idempotency_key=key, **kwargs)
+            except messaging.MessagingTimeout:
+                LOG.warning('%(method)s to %(host)s: no answer within '
+                            '%(timeout)s s (try %(try)d of %(tries)d)',
+                            {'method': method, 'host': host,
+                             'timeout': self.call_timeout,
+                             'try': attempt + 1,
+                             'tries': self.call_retries + 1})
+        raise exception.ComputeTimeout(
+            host=host, method=method,
+            timeout=int(time.monotonic() - started))
 
     def build_instance(self, context, host, instance, node,
                        pci_requests=None):

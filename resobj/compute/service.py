@@ -22,6 +22,7 @@ from oslo_log import log as logging
 
 from resobj.compute import fake_driver
 from resobj.compute import manager as compute_manager
+from resobj.compute import outcome
 from resobj.compute import report_local
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj.compute import tracker as rt
@@ -67,7 +68,10 @@ class ComputeService:
                                                      self.context))
         self.server = rpc.get_server(
             self.transport, conf.compute.topic, self.host,
-            [compute_manager.ComputeEndpoint(self.manager, self.host)])
+            [compute_manager.ComputeEndpoint(
+                self.manager, self.host, outcome.OutcomeRecord(
+                    conf.compute.outcome_record_size,
+                    conf.compute.outcome_record_age))])
         self._stopping = threading.Event()
         self._auditor = threading.Thread(target=self._audit_loop,
                                          name='resobj-compute-audit',

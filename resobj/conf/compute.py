@@ -60,6 +60,28 @@ compute_opts += [
                help='Seconds between two periodic audits of each node '
                     '(update_available_resource), which also report the '
                     'service alive.'),
+    cfg.IntOpt('call_timeout', default=10, min=1,
+               help='Seconds one try of a state-changing call to another '
+                    'compute service (compute RPC 1.1: builds, deletes, '
+                    'resizes, live migrations) waits for its answer '
+                    'before it is sent again with the same idempotency '
+                    'key. The receiver carries a call out at most once '
+                    'per key, so a retry never builds or moves twice.'),
+    cfg.IntOpt('call_retries', default=5, min=0,
+               help='How many times a state-changing compute call is sent '
+                    'again after a try timed out; ComputeTimeout only '
+                    'after call_timeout * (call_retries + 1) seconds in '
+                    'all. Calls capped to compute RPC 1.0 ([upgrade_levels] '
+                    'compute) carry no key and are never retried: they '
+                    'wait [DEFAULT] rpc_response_timeout once.'),
+    cfg.IntOpt('outcome_record_size', default=1000, min=1,
+               help='How many recent call outcomes (idempotency key -> '
+                    'answer) a compute service keeps to answer a retried '
+                    'call with what the first try did.'),
+    cfg.IntOpt('outcome_record_age', default=3600, min=1,
+               help='Seconds a compute service keeps the outcome of a '
+                    'finished call for its retries; older ones are '
+                    'forgotten first.'),
 ]
 
 fake_driver_opts = [

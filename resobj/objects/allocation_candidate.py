@@ -4,9 +4,10 @@ Plain classes, not versioned objects: a candidate list is computed for
 one caller and never crosses a process boundary, so it carries no
 version and no change tracking. The search itself is the package
 ``resobj.search`` (set-based SQL run by
-``resobj.db.api.allocation_candidate``); this module builds the
-request's groups, has ``resobj.search.request`` check them, hands them
-over and wraps the answer.
+``resobj.db.api.allocation_candidate``); a request's groups are the
+search's (``group``, checked when made), this module has
+``resobj.search.request`` check the request, hands it over and wraps
+the answer.
 
 What is supported (every request of placement 1.39; a malformed one
 raises Invalid):
@@ -39,50 +40,9 @@ from resobj.search import request as search_request
 GROUP_POLICIES = search_request.GROUP_POLICIES
 
 
-class RequestGroup:
-    """What one group of a request asks for.
-
-    ``resources``: {class name: amount}. ``required_traits``: a list of
-    sets of trait names; the group's providers need one trait of each
-    set. ``forbidden_traits``: names none of them may have.
-    ``member_of``: a list of sets of aggregate uuids; each provider, or
-    its root, must be in one aggregate of each set. ``forbidden_aggs``:
-    aggregate uuids neither a provider nor its root may be in. With
-    ``use_same_provider`` the root does not count: the provider itself
-    must (not) be in the aggregates.
-    ``in_tree``: a provider uuid; only providers of its tree.
-    ``use_same_provider``: one provider takes the whole group; by
-    default True for a suffixed group and False for the unsuffixed one,
-    as in placement.
-    """
-
-    __slots__ = ('suffix', 'resources', 'required_traits',
-                 'forbidden_traits', 'member_of', 'forbidden_aggs',
-                 'in_tree', 'use_same_provider')
-
-    def __init__(self, suffix='', resources=None, required_traits=None,
-                 forbidden_traits=None, member_of=None, forbidden_aggs=None,
-                 in_tree=None, use_same_provider=None):
-        self.suffix = suffix
-        self.resources = dict(resources or {})
-        self.required_traits = [set(s) for s in required_traits or ()]
-        self.forbidden_traits = set(forbidden_traits or ())
-        self.member_of = [set(s) for s in member_of or ()]
-        self.forbidden_aggs = set(forbidden_aggs or ())
-        self.in_tree = in_tree
-        self.use_same_provider = (bool(suffix) if use_same_provider is None
-                                  else use_same_provider)
-
-    def __repr__(self):
-        return '<RequestGroup %s>' % ', '.join(
-            '%s=%r' % (name, getattr(self, name)) for name in self.__slots__)
-
-    def _as_group(self):
-        """The group as the search takes it, checked."""
-        return search_request.group(
-            self.suffix, self.resources, self.required_traits,
-            self.forbidden_traits, self.member_of, self.forbidden_aggs,
-            self.in_tree, self.use_same_provider)
+# One request group: a checked, immutable Group of the search, built by
+# search_request.group (the API's parser builds them directly).
+group = search_request.group
 
 
 def _checked(groups, group_policy, root_required, root_forbidden,
@@ -90,17 +50,14 @@ def _checked(groups, group_policy, root_required, root_forbidden,
     """(groups, root_required, root_forbidden, same_subtree), checked.
 
     Invalid for a request the search cannot take (see get_by_requests);
-    an empty unsuffixed group is no group.
+    each group was checked when it was made (see :data:`group`).
     """
     groups = list(groups)
     root_required, root_forbidden = search_request.checked_arguments(
-        [group.suffix for group in groups], group_policy, root_required,
+        [found.suffix for found in groups], group_policy, root_required,
         root_forbidden)
-    specs = [group._as_group() for group in groups
-             if group.suffix or
-             not search_request.asks_for_nothing(group)]
-    return (specs, root_required, root_forbidden,
-            search_request.checked_subtrees(specs, same_subtree))
+    return (groups, root_required, root_forbidden,
+            search_request.checked_subtrees(groups, same_subtree))
 
 
 class AllocationRequest:
@@ -203,7 +160,7 @@ class AllocationCandidates:
     def get_by_requests(cls, context, groups, limit=None, group_policy=None,
                         allow_nested=True, root_required=None,
                         root_forbidden=None, same_subtree=None):
-        """Candidates that satisfy every group of ``groups``.
+        """Candidates that satisfy every group of ``groups`` (see group).
 
         ``limit``: at most this many requests (the first ones in root
         provider id order; only those are built and summarised).

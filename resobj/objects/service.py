@@ -47,6 +47,11 @@ SERVICE_VERSION_HISTORY = (
     # Sends its service version with every call to a conductor.
     {'note': 'NUMA topologies and NUMA cell child providers',
      'service_objects': ('1.5',)},
+    # Version 4: serves compute RPC 1.1 (an idempotency key on every
+    # state-changing call, a repeat answered from the outcome record)
+    # and retries those calls; no Service object change.
+    {'note': 'compute RPC 1.1: idempotency keys and retried calls',
+     'service_objects': ('1.5',)},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 

@@ -56,6 +56,22 @@ class Group(typing.NamedTuple):
         return repr(self.suffix) if self.suffix else 'the unsuffixed group'
 
 
+class Query(typing.NamedTuple):
+    """A whole candidate request, as the API's parser reads it.
+
+    ``groups``: Groups (see :func:`group`), in the order placement looks
+    their names up in; the other fields are the arguments of
+    ``AllocationCandidates.get_by_requests`` of the same names.
+    """
+
+    groups: tuple
+    limit: typing.Optional[int] = None
+    group_policy: typing.Optional[str] = None
+    root_required: frozenset = frozenset()
+    root_forbidden: frozenset = frozenset()
+    same_subtree: tuple = ()
+
+
 def asks_for_nothing(found):
     """Whether a group asks for no resources, traits, aggregates or tree.
 
@@ -68,13 +84,21 @@ def asks_for_nothing(found):
 
 def group(suffix='', resources=None, required_traits=(),
           forbidden_traits=(), member_of=(), forbidden_aggs=(),
-          in_tree=None, use_same_provider=False):
-    """A checked Group; Invalid for one the search cannot take."""
+          in_tree=None, use_same_provider=None):
+    """A checked Group; Invalid for one the search cannot take.
+
+    The one type of a request group, from the API's parser (or any
+    caller of ``AllocationCandidates``) to the statements.
+    ``use_same_provider``: by default True for a suffixed group and False
+    for the unsuffixed one, as in placement.
+    """
+    if use_same_provider is None:
+        use_same_provider = bool(suffix)
     found = Group(suffix, dict(resources or {}),
-                  [frozenset(s) for s in required_traits],
-                  frozenset(forbidden_traits),
-                  [frozenset(s) for s in member_of],
-                  frozenset(forbidden_aggs), in_tree,
+                  [frozenset(s) for s in required_traits or ()],
+                  frozenset(forbidden_traits or ()),
+                  [frozenset(s) for s in member_of or ()],
+                  frozenset(forbidden_aggs or ()), in_tree,
                   bool(use_same_provider))
     if asks_for_nothing(found):
         # Placement's resourceless groups (1.36) ask for traits,

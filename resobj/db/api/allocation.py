@@ -39,10 +39,10 @@ callers retry that (and deadlocks) with a fresh transaction.
 
 The statements are built once for each length of the lists they bind
 (provider_sql.in_list; a claim's lists are short, and a list longer than
-MAX_SLOTS is an expanding parameter instead): a claim is a few hundred
-microseconds of database time, and building and cache-keying SQLAlchemy
-constructs per call, or rendering expanding parameters into the SQL on
-every execution, cost as much. They run on the transaction's Core
+MAX_SLOTS is an expanding parameter instead): a claim takes little
+database time, and building and cache-keying SQLAlchemy constructs per
+call, or rendering expanding parameters into the SQL on every
+execution, cost as much. They run on the transaction's Core
 connection, not through an ORM session.
 """
 

@@ -321,11 +321,11 @@ def _own_aggregates(context, request, held_back):
     for index, ids in held_back.items():
         member_of = request.groups[index].member_of
         values = {'ids': sorted(ids)}
-        values.update(('agg_%d' % n, sorted(any_of))
+        values.update(('agg_%d_%d' % (index, n), sorted(any_of))
                       for n, any_of in enumerate(member_of))
         found[index] = frozenset(utils.execute(
-            context, lookups.sharing_in_aggregates(len(member_of)),
-            values).scalars().all())
+            context, lookups.sharing_in_aggregates(
+                index, request.shape[index]), values).scalars().all())
     return found
 
 

@@ -1,4 +1,13 @@
-"""The conditions and columns the candidate statements share."""
+"""The conditions and columns the candidate statements share.
+
+The filters of a request are built here once, as named steps
+(:class:`Step`): the search joins them into its statements, and the
+explanation (:mod:`resobj.search.explain`) counts the providers passing
+them one after the other. Both bind the values that
+:func:`resobj.search.request.params` names.
+"""
+
+import typing
 
 import sqlalchemy as sa
 
@@ -19,73 +28,164 @@ def list_param(name):
     return sa.bindparam(name, expanding=True)
 
 
-def root_clauses(root_id, root_filter):
-    """``root_id`` (a root provider id column) passes ``root_required``.
+# The kinds of Step: a group's tree, its n-th member_of set, its
+# forbidden aggregates, its forbidden traits, its n-th required trait
+# set (of a single-provider group; a spread group's are tested per
+# combination, see spread_trait), and root_required's required and
+# forbidden traits.
+IN_TREE, MEMBER_OF, FORBIDDEN_AGGS, FORBIDDEN_TRAITS, REQUIRED = (
+    'in_tree', 'member_of', 'forbidden_aggs', 'forbidden_traits',
+    'required')
+ROOT_REQUIRED, ROOT_FORBIDDEN = 'root_required', 'root_forbidden'
+
+
+class Step(typing.NamedTuple):
+    """One filter of a request: its kind, which one (``n``), its clause."""
+
+    kind: str
+    n: int
+    clause: typing.Any
+
+
+def root_steps(root_id, root_filter):
+    """[Step]: ``root_id`` (a root provider id column) passes root_required.
 
     Every required trait: the root's links among them number as many as
     they do (one statement shape whatever their number). No forbidden
     trait: the root is not among the providers having one.
     """
     links = sql.RP_TRAIT
-    clauses = []
+    steps = []
     if root_filter.required:
-        clauses.append(root_id.in_(
+        steps.append(Step(ROOT_REQUIRED, 0, root_id.in_(
             sa.select(links.c.resource_provider_id)
             .where(links.c.trait_id.in_(list_param('root_traits')))
             .group_by(links.c.resource_provider_id)
-            .having(sa.func.count() == int_param('root_trait_count'))))
+            .having(sa.func.count() == int_param('root_trait_count')))))
     if root_filter.forbidden:
-        clauses.append(root_id.not_in(
+        steps.append(Step(ROOT_FORBIDDEN, 0, root_id.not_in(
             sa.select(links.c.resource_provider_id)
-            .where(links.c.trait_id.in_(list_param('root_forbidden')))))
-    return clauses
+            .where(links.c.trait_id.in_(list_param('root_forbidden'))))))
+    return steps
+
+
+def root_clauses(root_id, root_filter):
+    """The clauses of :func:`root_steps`."""
+    return [step.clause for step in root_steps(root_id, root_filter)]
+
+
+def sharing_join(member_rp, member, sharer):
+    """``member_rp`` joined to the sharers' aggregate links ``sharer``.
+
+    The sharing rule: a sharing provider serves the trees of the
+    providers in its aggregates (its own included). ``member`` and
+    ``sharer`` are aliases of the aggregate links; a row pairs a
+    provider ``member_rp`` with a sharing provider
+    (``sharer.c.resource_provider_id``) in one of its aggregates.
+    """
+    return (member_rp.join(member, member.c.resource_provider_id ==
+                           member_rp.c.id)
+            .join(sharer, sharer.c.aggregate_id == member.c.aggregate_id))
 
 
 def served_tree(root_id):
     """A SELECT of the providers of ``root_id``'s tree that are served.
 
     Served: in an aggregate of one of the sharing providers
-    ``:sharing_ids`` (which serve the trees of the providers of their
-    aggregates, their own included).
+    ``:sharing_ids`` (see :func:`sharing_join`).
     """
     member_rp = sql.RP.alias('served_rp')
     member = sql.RP_AGG.alias('served_member')
     sharer = sql.RP_AGG.alias('served_sharer')
     return (sa.select(member_rp.c.id)
-            .select_from(
-                member_rp.join(member, member.c.resource_provider_id ==
-                               member_rp.c.id)
-                .join(sharer, sharer.c.aggregate_id == member.c.aggregate_id))
+            .select_from(sharing_join(member_rp, member, sharer))
             .where(member_rp.c.root_provider_id == root_id,
                    sharer.c.resource_provider_id.in_(
                        list_param('sharing_ids'))))
 
 
-def group_clauses(i, group_shape):
-    """Group ``i``'s per-provider conditions other than capacity."""
-    clauses = []
+def serves(sharer_id, root_id):
+    """The sharing provider ``sharer_id`` serves ``root_id``'s tree.
+
+    The rule of :func:`sharing_join`, as a condition on two columns.
+    """
+    member_rp = sql.RP.alias('serves_rp')
+    member = sql.RP_AGG.alias('serves_member')
+    sharer = sql.RP_AGG.alias('serves_sharer')
+    # Correlated to every enclosing statement: the root's table may be
+    # more than one level up.
+    return sa.exists().select_from(
+        sharing_join(member_rp, member, sharer)).where(
+        member_rp.c.root_provider_id == root_id,
+        sharer.c.resource_provider_id == sharer_id).correlate_except(
+        member_rp, member, sharer)
+
+
+def sharer_in_own_aggregates(i, group_shape):
+    """Group ``i``'s ``member_of`` sets, on a sharing provider itself.
+
+    In a group that may spread over a tree, a sharing provider serves
+    another root's tree only when it is itself in an aggregate of each
+    set: its root's aggregates count in its own tree only, as for any
+    provider there (placement 16.0.0, observed black-box; see
+    :meth:`resobj.search.combine.Search.sharers_to_check`).
+    """
+    return [sql.in_aggregates(list_param('agg_%d_%d' % (i, n)),
+                              through_root=False)
+            for n in range(group_shape.member_of)]
+
+
+def group_steps(i, group_shape):
+    """[Step]: group ``i``'s per-provider conditions other than capacity."""
+    steps = []
     if group_shape.in_tree:
-        clauses.append(sql.RP.c.root_provider_id == int_param('tree_%d' % i))
+        steps.append(Step(IN_TREE, 0, sql.RP.c.root_provider_id ==
+                          int_param('tree_%d' % i)))
     # As in placement, an aggregate of a root spans its tree for the
     # group that may spread over the tree; a single-provider (suffixed)
     # group's provider must be in the aggregate itself.
     through_root = not group_shape.single
     for n in range(group_shape.member_of):
-        clauses.append(sql.in_aggregates(list_param('agg_%d_%d' % (i, n)),
-                                         through_root))
+        steps.append(Step(MEMBER_OF, n, sql.in_aggregates(
+            list_param('agg_%d_%d' % (i, n)), through_root)))
     if group_shape.forbidden_aggs:
-        clauses.append(~sql.in_aggregates(list_param('fagg_%d' % i),
-                                          through_root))
+        steps.append(Step(FORBIDDEN_AGGS, 0, ~sql.in_aggregates(
+            list_param('fagg_%d' % i), through_root)))
     if group_shape.forbidden_traits:
         # A provider with a forbidden trait can serve no part of the
         # group, whichever providers join it.
-        clauses.append(~sql.with_any_trait(list_param('ftrait_%d' % i)))
+        steps.append(Step(FORBIDDEN_TRAITS, 0, ~sql.with_any_trait(
+            list_param('ftrait_%d' % i))))
     # A single-provider group's provider must have the traits itself; a
     # spread group is checked on its combinations instead.
     for n in range(group_shape.required):
-        clauses.append(sql.with_any_trait(
-            list_param('rtrait_%d_%d' % (i, n))))
-    return clauses
+        steps.append(Step(REQUIRED, n, spread_trait(i, n)))
+    return steps
+
+
+def group_clauses(i, group_shape):
+    """The clauses of :func:`group_steps`."""
+    return [step.clause for step in group_steps(i, group_shape)]
+
+
+def spread_trait(i, n):
+    """The provider has one of group ``i``'s n-th required trait set.
+
+    A single-provider group's provider must pass it; a spread group
+    needs it on one of the providers a combination uses.
+    """
+    return sql.with_any_trait(list_param('rtrait_%d_%d' % (i, n)))
+
+
+def has_room(i, n):
+    """RP rows with room for group ``i``'s n-th class and amount.
+
+    The capacity rule of :func:`with_room`, as a condition on RP.
+    """
+    return sql.RP.c.id.in_(
+        sa.select(sql.INV.c.resource_provider_id).where(sql.room_for(
+            int_param('rc_%d_%d' % (i, n)),
+            int_param('amount_%d_%d' % (i, n)))))
 
 
 def may_join_spread_part(i, group_shape, sharing):
@@ -102,7 +202,7 @@ def may_join_spread_part(i, group_shape, sharing):
     options = [
         sa.not_(childless_root(rp.c.id, rp.c.parent_provider_id,
                                one_pass=True)),
-        sa.and_(*(sql.with_any_trait(list_param('rtrait_%d_%d' % (i, n)))
+        sa.and_(*(spread_trait(i, n)
                   for n in range(group_shape.spread_required)))]
     if sharing:
         sharers = list_param('sharing_ids')

@@ -128,18 +128,15 @@ def served_in_window(window_ids):
 
 
 @functools.lru_cache(maxsize=8)
-def sharing_in_aggregates(sets):
-    """The ids among ``:ids`` in an aggregate of each of ``sets`` sets.
+def sharing_in_aggregates(i, group_shape):
+    """The ids among ``:ids`` in their own aggregates of group ``i``'s sets.
 
-    ``:agg_<n>``: the n-th set's aggregate uuids. Their own aggregates
-    only, not their root's: placement's rule for a sharing provider that
-    serves another root's tree in a group with ``member_of`` (see
-    :meth:`resobj.search.combine.Search.sharers_to_check`).
+    Bound as :func:`resobj.search.request.params` binds group ``i``'s
+    ``member_of`` sets; see :func:`.clauses.sharer_in_own_aggregates`.
     """
     return sa.select(sql.RP.c.id).where(
         sql.RP.c.id.in_(cl.list_param('ids')),
-        *[sql.in_aggregates(cl.list_param('agg_%d' % n), through_root=False)
-          for n in range(sets)])
+        *cl.sharer_in_own_aggregates(i, group_shape))
 
 
 @functools.lru_cache(maxsize=1)

@@ -57,8 +57,9 @@ def whole_cloud(request_shape, strategy, sharing, root_filter):
     for i, group_shape in enumerate(request_shape):
         clauses = cl.group_clauses(i, group_shape) + extra
         if group_shape.spread_required:
-            # The childless roots without the traits, half a cloud for
-            # a trait on half of it, are not read only to be dropped.
+            # The childless roots without the traits (as many as the
+            # cloud's roots without the trait) are not read only to be
+            # dropped.
             clauses.append(cl.may_join_spread_part(i, group_shape, sharing))
         if per_provider:
             selects.append(_per_provider(i, group_shape, width, clauses,

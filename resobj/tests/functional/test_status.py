@@ -30,8 +30,8 @@ WARNING = upgradecheck.Code.WARNING
 FAILURE = upgradecheck.Code.FAILURE
 
 CURRENT = service_obj.SERVICE_VERSION
-PREVIOUS = CURRENT - 1
-TOO_OLD = CURRENT - 2
+PREVIOUS = status.OLDEST_SUPPORTED_SERVICE_VERSION
+TOO_OLD = PREVIOUS - 1
 # The revision before this release's newest, for a schema left behind.
 BEHIND = '0005_inventory_usage'
 

@@ -180,9 +180,8 @@ class TestUpgradeProcedure(base.TestCase):
             self.cloud, levels=dict(self.levels)))
         # auto: what the N-1 host serves, while it runs.
         old_compute_rpc = n_minus_1.rpc_versions()['compute']
-        if old_compute_rpc != compute_rpcapi.VERSION:
-            self.assertEqual(old_compute_rpc,
-                             scheduler.computes.version_cap)
+        self.assertNotEqual(old_compute_rpc, compute_rpcapi.VERSION)
+        self.assertEqual(old_compute_rpc, scheduler.computes.version_cap)
         flavor = scheduler.flavor('mid-upgrade', 2, 1024, 10)
         bigger = scheduler.flavor('mid-upgrade-big', 4, 2048, 20)
         for host in HOSTS:

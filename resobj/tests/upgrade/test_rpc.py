@@ -19,16 +19,21 @@ releases agree on every object version, some as soon as they differ.
 
 import time
 
+from oslo_utils import uuidutils
 import testscenarios
 
 from resobj.compute import numa
+from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
 from resobj.tests.upgrade import cloud
+from resobj.tests.upgrade import n_minus_1
 from resobj.tests.upgrade import services
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
 OLD, NEW = 'cmp-old', 'cmp-new'
+# What the upgrade guide sets on every service while an N-1 compute runs.
+AUTO = {'compute': 'auto', 'auto_interval': 1}
 # The upgraded node's NUMA cells.
 CELLS = 2
 
@@ -124,7 +129,8 @@ class TestMixedVersionServices(services.ConductorTestCase):
 
     def test_claims_resizes_and_audits_across_versions(self):
         self.cloud.start_computes([OLD, NEW], old=True)
-        self.scheduler = self.useFixture(services.Scheduler(self.cloud))
+        self.scheduler = self.useFixture(services.Scheduler(
+            self.cloud, levels=AUTO))
         small = self.scheduler.flavor('small', 2, 2048, 20)
         large = self.scheduler.flavor('large', 4, 4096, 40)
 
@@ -138,7 +144,9 @@ class TestMixedVersionServices(services.ConductorTestCase):
         # cmp-new is upgraded; cmp-old runs on at N-1.
         since = self.cloud.last_seen()
         self.cloud.start_compute(NEW, extra_files=[self.cloud.db.write(
-            'numa.conf', '[fake_driver]\nnuma_cells = %d\n' % CELLS)])
+            'numa.conf', '[fake_driver]\nnuma_cells = %d\n'
+            '[upgrade_levels]\ncompute = auto\nauto_interval = 1\n'
+            % CELLS)])
         self.cloud.audited_since([NEW], since)
         self.check_upgraded_node(NEW, [on_new])
         self.assert_accounting()
@@ -170,3 +178,44 @@ class TestMixedVersionServices(services.ConductorTestCase):
         # Backports for the N-1 side counted; no audit or call failed on
         # any compute, N-1 or N, all along.
         self.cloud.assert_backports_and_no_failures(self)
+
+    def _build(self, scheduler, flavor, host):
+        instance = objects.Instance(
+            scheduler.context, uuid=uuidutils.generate_uuid(),
+            project_id='project-u', user_id='user-u', vm_state='building',
+            vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
+            root_gb=flavor.root_gb, ephemeral_gb=0, flavor=flavor)
+        instance.create()
+        self.addCleanup(instance.destroy)
+        return scheduler.computes.build_instance(scheduler.context, host,
+                                                 instance, host)
+
+    def test_a_capped_call_reaches_the_baseline_compute(self):
+        # The baseline serves an older compute RPC API than this code
+        # sends uncapped: the cap is what lets the call through.
+        old_rpc = n_minus_1.rpc_versions()['compute']
+        self.assertNotEqual(old_rpc, compute_rpcapi.VERSION)
+        self.cloud.start_compute(OLD, old=True)
+
+        # Uncapped: a 1.1 call with an idempotency key, which the
+        # baseline's server refuses (and carries out nothing).
+        uncapped = self.useFixture(services.Scheduler(self.cloud))
+        self.assertIsNone(uncapped.computes.version_cap)
+        flavor = uncapped.flavor('small', 1, 512, 1)
+        refused = self.assertRaises(Exception, self._build, uncapped,
+                                    flavor, OLD)
+        self.assertIn('UnsupportedVersion', '%s %s %s' % (
+            type(refused).__name__, getattr(refused, 'exc_type', ''),
+            refused))
+        cloud.assert_accounting(self, self.cloud.db)
+
+        # Capped to what the baseline serves, explicitly and by auto:
+        # the 1.0 form, without the key, carried out by the N-1 code.
+        for levels in ({'compute': old_rpc}, AUTO):
+            capped = self.useFixture(services.Scheduler(self.cloud,
+                                                        levels=levels))
+            self.assertEqual(old_rpc, capped.computes.version_cap)
+            booted = capped.boot(flavor, OLD)
+            self.assertEqual((OLD, 'active'),
+                             (booted.host, booted.vm_state))
+        cloud.assert_accounting(self, self.cloud.db)

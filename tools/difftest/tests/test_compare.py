@@ -1,6 +1,6 @@
 """Unit tests of the harness's pure normalisation and comparison.
 
-    python -m unittest discover -s tools/difftest/tests -t .
+    stestr run tools.difftest
 """
 
 import json

@@ -1,6 +1,6 @@
 """Unit tests of the named deviations and the left-over consumer replay.
 
-    python -m unittest discover -s tools/difftest/tests -t .
+    stestr run tools.difftest
 """
 
 import json

@@ -1,6 +1,6 @@
 """Unit tests of the request sequences: seeded, and of every kind.
 
-    python -m unittest discover -s tools/difftest/tests -t .
+    stestr run tools.difftest
 """
 
 import json

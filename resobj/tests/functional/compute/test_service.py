@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from resobj.compute import exception
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
+from resobj import rpc
 from resobj.tests.functional.conductor import test_service as conductors
 from resobj.tests import service_process
 
@@ -178,3 +179,44 @@ class TestTwoComputes(conductors.ConductorTestCase):
             self.compute_rpc.check_can_live_migrate_destination,
             self.context, 'cmp2', big, 'cmp2')
         self.assertEqual(small, self.usage('cmp2'))
+
+    def keyed(self, host, method, key, **kwargs):
+        """``method`` sent at 1.1 with ``key``, as one try of a retry."""
+        cctxt = rpc.prepare(self.compute_rpc.client, 'compute', method,
+                            compute_rpcapi.KEYED, None, server=host)
+        return rpc.call(cctxt, self.context, method, idempotency_key=key,
+                        **kwargs)
+
+    def migrations(self, instance):
+        return self.conductors.scalar(
+            'SELECT count(*) FROM migrations WHERE instance_uuid = :uuid',
+            uuid=instance.uuid)
+
+    def test_a_repeated_resize_moves_once_even_after_a_restart(self):
+        small = self.flavor('small', 2, 2048, 20)
+        large = self.flavor('large', 4, 4096, 40)
+        inst = self.compute_rpc.build_instance(
+            self.context, 'cmp1', self.instance(small), 'cmp1')
+        key = uuidutils.generate_uuid()
+        first = self.keyed('cmp2', 'prep_resize', key, instance=inst,
+                           new_flavor=large, node='cmp2')
+        # The answer of the first try was lost; the caller sends again.
+        again = self.keyed('cmp2', 'prep_resize', key, instance=inst,
+                           new_flavor=large, node='cmp2')
+        self.assertEqual(first.uuid, again.uuid)
+        self.assertEqual(1, self.migrations(inst))
+        # cmp2 restarts between two tries: its record is gone, and the
+        # finished resize to it is answered, not claimed again.
+        self.computes['cmp2'].service.stop()
+        self.computes['cmp2'] = self.useFixture(ComputeProcess(
+            self.conductors, 'cmp2', self.topic))
+        after = self.keyed('cmp2', 'prep_resize', key, instance=inst,
+                           new_flavor=large, node='cmp2')
+        self.assertEqual(first.uuid, after.uuid)
+        self.assertEqual(1, self.migrations(inst))
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 4096, 'DISK_GB': 40},
+                         self.used(inst.uuid))
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+                         self.used(first.uuid))
+        for process in self.computes.values():
+            self.assertNotIn('Traceback', process.log())

@@ -223,7 +223,7 @@ class TestPostgreSQLDrivers(base.TestCase):
         # The whole-cloud search (SET LOCAL on PostgreSQL, id arrays for
         # the summaries) and the windowed one (limit: expanding lists).
         # cn1 has 1 VCPU left: only cn2 fits.
-        group = ac_obj.RequestGroup(resources={'VCPU': 2, 'MEMORY_MB': 1024})
+        group = ac_obj.group(resources={'VCPU': 2, 'MEMORY_MB': 1024})
         for limit in (None, 1):
             found = ac_obj.AllocationCandidates.get_by_requests(
                 self.context, [group], limit=limit)
@@ -337,7 +337,7 @@ class TestPostgreSQLDrivers(base.TestCase):
     def test_the_candidate_search_is_prepared_on_its_first_run(self):
         pf.make_provider(self.context, 'cn1', VCPU=4)
         ac_obj.AllocationCandidates.get_by_requests(
-            self.context, [ac_obj.RequestGroup(resources={'VCPU': 1})],
+            self.context, [ac_obj.group(resources={'VCPU': 1})],
             limit=1)
         want = 1 if self.driver == 'psycopg' else 0
         self.assertEqual(want, _probe_prepared(self.context, 'AS grp'))

@@ -62,7 +62,7 @@ def figures(resources):
 
 
 def group(suffix='', **kwargs):
-    return ac_obj.RequestGroup(suffix=suffix, **kwargs)
+    return ac_obj.group(suffix, **kwargs)
 
 
 class TestSingleProvider(CandidateTestCase):
@@ -354,18 +354,10 @@ class TestSingleProvider(CandidateTestCase):
         for bad in ({'limit': 0}, {'limit': 'all'},
                     {'group_policy': 'spread'}):
             self.assertRaises(exception.Invalid, self.get, vcpu, **bad)
-        self.assertRaises(exception.Invalid, self.get,
-                          group(resources={'VCPU': 0}))
         self.assertRaises(exception.Invalid, self.get, vcpu, vcpu)
-        self.assertRaises(exception.Invalid, self.get, group())
-
-    def test_an_unsuffixed_group_asking_for_nothing_is_no_group(self):
-        # A query with granular groups only (no ``resources=``) gives an
-        # empty unsuffixed group: dropped, not refused as asking nothing.
-        self.make('cn', VCPU=4)
-        self.assertEqual(
-            [[('cn', 'VCPU', 1)]],
-            self.requests(group(), group('_A', resources={'VCPU': 1})))
+        # A group is checked when it is made.
+        self.assertRaises(exception.Invalid, group, resources={'VCPU': 0})
+        self.assertRaises(exception.Invalid, group)
 
     def test_limit_returns_the_first_requests_and_their_summaries(self):
         for n in range(6):
