@@ -12,9 +12,10 @@ conductors), and every outcome is checked against what PostgreSQL holds.
   answered before it exits; one that outlasts ``[DEFAULT]
   graceful_shutdown_timeout`` does not hold it longer.
 * The broker link of every process cut for OUTAGE_SECONDS through a TCP
-  proxy (never the shared broker itself): callers get an error within
-  their bounds meanwhile, nothing is claimed twice or lost, and claims
-  complete again within RESUME_BOUND seconds of the link's return.
+  proxy (never the shared broker itself): callers get a clear error
+  within their bounds meanwhile, nothing is claimed twice, no build
+  answered ok goes unclaimed, and claims complete again within
+  RESUME_BOUND seconds of the link's return.
 """
 
 import threading
@@ -41,6 +42,9 @@ RESTARTS = 6
 # must complete again.
 OUTAGE_SECONDS = 20
 RESUME_BOUND = 15
+# What a caller may get while the broker is away.
+CLEAR_ERRORS = ('MessageDeliveryFailure', 'ComputeTimeout',
+                'ConductorUnavailable', 'ConductorTimeout')
 # Timeout of every call the test process sends (seconds): a lost call
 # fails the test after this long.
 CALL_TIMEOUT = 30
@@ -355,13 +359,14 @@ class TestBrokerOutage(FaultTestCase):
         longest = max(end - start for start, end, _, _ in load.calls
                       if start >= cut_at)
         self.assertLess(longest, CALL_TIMEOUT + 5, load.failures())
-        claimed = self.assert_each_claimed_once(load)
-        # A failed build left nothing claimed (its claim was aborted).
-        failed = {uuid for _, _, outcome, uuid in load.calls
-                  if outcome != 'ok' and uuid}
-        self.assertEqual(set(), failed & set(claimed),
-                         'builds that failed but claimed: %s'
-                         % load.failures())
+        self.assert_each_claimed_once(load)
+        # Each failure is an error that says the broker or the service
+        # was out of reach. (A build whose first try got through before
+        # the cut and whose retry could not be sent fails although it
+        # was carried out: its outcome is unknown to the caller.)
+        unclear = [failure for failure in load.failures()
+                   if failure[1].split(':')[0] not in CLEAR_ERRORS]
+        self.assertEqual([], unclear)
 
 
 def _port(url):
