@@ -37,7 +37,7 @@ from resobj.tests import tcp_proxy
 
 # Graceful conductor restarts under claims. The issue asks for 20; each
 # costs a conductor's start (seconds), so the suite runs fewer.
-RESTARTS = 6
+RESTARTS = 5
 # How long the broker link is cut, and how soon after its return claims
 # must complete again.
 OUTAGE_SECONDS = 20
