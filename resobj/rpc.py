@@ -14,6 +14,8 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
+from resobj import _oslo_messaging
+from resobj.conf import service as service_conf
 from resobj import context as resobj_context
 from resobj import exception
 from resobj.objects import base as objects_base
@@ -29,6 +31,13 @@ ALLOWED_EXMODS = ['resobj.exception', 'resobj.compute.exception',
 SENT_AS_BASE = 'resobj_error_class'
 
 
+# Where resobj's defaults differ from oslo.messaging's. Tries to reach
+# the broker again at most this many seconds apart: with the library's
+# growing intervals, services came back several seconds after the broker
+# did, and kept calls waiting meanwhile.
+RABBIT_DEFAULTS = {'rabbit_interval_max': 2}
+
+
 def register_opts(conf):
     """Register every oslo.messaging option group on ``conf``.
 
@@ -40,6 +49,9 @@ def register_opts(conf):
     """
     for group, opts in messaging_opts.list_opts() + _unlisted_opts():
         conf.register_opts(opts, group=group)
+    conf.register_opt(service_conf.rpc_connection_retries_opt)
+    for name, value in RABBIT_DEFAULTS.items():
+        conf.set_default(name, value, group='oslo_messaging_rabbit')
 
 
 def _unlisted_opts():
@@ -114,10 +126,17 @@ def get_transport(conf):
 
 
 def get_client(transport, topic, version, version_cap=None, timeout=None):
-    """An RPC client for ``topic``, sending at most ``version_cap``."""
+    """An RPC client for ``topic``, sending at most ``version_cap``.
+
+    While the broker cannot be reached, a call gives up after
+    ``[DEFAULT] rpc_connection_retries`` tries with MessageDeliveryFailure,
+    rather than waiting for the broker past its own timeout.
+    """
     target = messaging.Target(topic=topic, version=version)
+    retries = transport.conf.rpc_connection_retries
     return messaging.get_rpc_client(
         transport, target, version_cap=version_cap, timeout=timeout,
+        retry=None if retries < 0 else retries,
         serializer=RequestContextSerializer())
 
 
@@ -131,6 +150,18 @@ def get_server(transport, topic, host, endpoints):
     return messaging.get_rpc_server(
         transport, target, endpoints,
         serializer=RequestContextSerializer())
+
+
+def stop_server(server):
+    """Stop ``server`` taking calls; return once it answered those it took.
+
+    A call the broker still hands it while it finishes is given back to
+    the queue, for another server on the topic, rather than dropped
+    (:func:`resobj._oslo_messaging.requeue_after_stop`).
+    """
+    server.stop()
+    _oslo_messaging.requeue_after_stop(server)
+    server.wait()
 
 
 def endpoint_method(fn):

@@ -2,9 +2,12 @@
 
 Both read the usual configuration files, then serve until SIGTERM or
 SIGINT, which stop them gracefully (no new calls; those in progress are
-answered), and exit 0.
+answered), and exit 0; or 1 if the calls in progress still run after
+``[DEFAULT] graceful_shutdown_timeout`` seconds.
 """
 
+import logging as py_logging
+import os
 import signal
 import sys
 import threading
@@ -15,6 +18,8 @@ from oslo_log import log as logging
 from resobj.cmd import options
 from resobj import exception
 from resobj import version
+
+LOG = logging.getLogger(__name__)
 
 
 def load_conf(prog, argv, description):
@@ -40,7 +45,12 @@ def load_conf(prog, argv, description):
 
 
 def run(service, banner):
-    """Start ``service``, print ``banner``, stop it on SIGTERM/SIGINT."""
+    """Start ``service``, print ``banner``, stop it on SIGTERM/SIGINT.
+
+    0 once it stopped. If it has not within ``[DEFAULT]
+    graceful_shutdown_timeout`` seconds of the signal, the process exits
+    there and then with status 1.
+    """
     stopping = threading.Event()
 
     def _stop(signum, frame):
@@ -51,5 +61,20 @@ def run(service, banner):
     print(banner, file=sys.stderr, flush=True)
     while not stopping.wait(1):
         pass
-    service.stop()
+    timeout = service.conf.graceful_shutdown_timeout
+    # Stopped in a thread of its own, so that a call that never ends
+    # cannot hold the process past the bound.
+    stopper = threading.Thread(target=service.stop, daemon=True,
+                               name='resobj-stop')
+    stopper.start()
+    stopper.join(timeout or None)
+    if stopper.is_alive():
+        LOG.error('Calls still in progress %(timeout)d s after the signal '
+                  '([DEFAULT] graceful_shutdown_timeout); exiting without '
+                  'their answers', {'timeout': timeout})
+        # Not sys.exit: the interpreter would wait at exit for the very
+        # threads that do not end.
+        py_logging.shutdown()
+        sys.stderr.flush()
+        os._exit(1)
     return 0

@@ -112,7 +112,6 @@ class ComputeService:
     def stop(self):
         """Take no new calls, finish those in progress, stop auditing."""
         self._stopping.set()
-        self.server.stop()
-        self.server.wait()
+        rpc.stop_server(self.server)
         self._auditor.join()
         LOG.info('resobj-compute on %s stopped', self.host)

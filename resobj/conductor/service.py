@@ -38,7 +38,6 @@ class ConductorService:
 
     def stop(self):
         """Take no new calls, finish those in progress, then return."""
-        self.server.stop()
-        self.server.wait()
+        rpc.stop_server(self.server)
         self.heartbeat.stop()
         LOG.info('resobj-conductor on %s stopped', self.conf.host)

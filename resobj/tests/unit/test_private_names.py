@@ -34,14 +34,16 @@ WRAPPERS = {
     'db/_sqlalchemy.py': None,
     'db/_oslo_db.py': None,
     '_oslo_context.py': None,
+    '_oslo_messaging.py': None,
     # oslo.config's registered options, read to refuse unknown options.
     'conf/validate.py': {'_opts', '_groups'},
 }
 
 # Underscored names that are public API: named tuples' (``_fields``,
-# ``_replace``...), which SQLAlchemy's Row shares, and the Row's own.
+# ``_replace``...), which SQLAlchemy's Row shares, and the Row's own;
+# the standard library's ``os._exit``.
 PUBLIC = {'_fields', '_asdict', '_replace', '_make', '_field_defaults',
-          '_mapping', '_t', '_tuple'}
+          '_mapping', '_t', '_tuple', '_exit'}
 
 # resobj's own attributes kept on an object that is not the code's
 # ``self``: the objects' cache of resource classes, on the request

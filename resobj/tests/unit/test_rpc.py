@@ -4,6 +4,9 @@ The fake transport is for unit tests only; the RabbitMQ tests are in
 tests/functional/conductor/test_service.py.
 """
 
+import time
+
+import kombu.exceptions as kombu_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
 
@@ -89,6 +92,30 @@ class TestRPC(_FakeTransportCase):
         rpc.get_server(transport, 'unit-topic', 'h1', [_Endpoint()])
         self.assertEqual(1.0, self.conf.oslo_messaging_rabbit
                          .kombu_reconnect_delay)
+
+    def test_resobj_reconnects_more_often_than_the_library(self):
+        self.assertEqual(2, self.conf.oslo_messaging_rabbit
+                         .rabbit_interval_max)
+        self.assertEqual(3, self.conf.rpc_connection_retries)
+
+    def test_a_message_gives_up_on_a_broker_it_cannot_reach(self):
+        # Nothing listens on port 1: the connection is refused at each
+        # try, and the sender gets an error after the configured tries
+        # rather than waiting for a broker. (A cast: a call would first
+        # open its reply queue's connection, which oslo.messaging tries
+        # for ever; a running service has it open already.)
+        self.conf.set_override('rpc_connection_retries', 1)
+        transport = messaging.get_rpc_transport(
+            self.conf, url='rabbit://guest:guest@127.0.0.1:1/')
+        self.addCleanup(transport.cleanup)
+        client = rpc.get_client(transport, 'unit-topic', '1.0', timeout=60)
+        started = time.monotonic()
+        # MessageDeliveryFailure once a connection broke; a connection
+        # the pool opens anew fails with the driver's own error.
+        self.assertRaises((messaging.MessageDeliveryFailure,
+                           kombu_exceptions.OperationalError), client.cast,
+                          context.RequestContext(), 'echo', value=1)
+        self.assertLess(time.monotonic() - started, 30)
 
     def test_call_carries_the_context(self):
         client = self._serve()

@@ -36,11 +36,11 @@ from resobj.tests.upgrade import n_minus_1
 # The conductor's debug line for each object it backports for a caller.
 BACKPORTED = re.compile(
     re.escape(conductor_manager.BACKPORT_LOG).replace('%s', r'\S+'))
-# Callers of the conductors (compute hosts, clients). A conductor stopped
-# for its upgrade can leave a call it had taken from the queue but not
-# started unanswered; the caller then waits out its timeout and sends it
-# again ([conductor] call_retries), as the upgrade guide describes. Short,
-# so that such a call costs the run little.
+# Callers of the conductors (compute hosts, clients). An N-1 conductor
+# stopped for its upgrade can leave a call it had taken from the queue but
+# not started unanswered (today's hands it back: rpc.stop_server); the
+# caller then waits out its timeout and sends it again ([conductor]
+# call_retries). Short, so that such a call costs the run little.
 CALL_TIMEOUT = 10
 CALL_RETRIES = 2
 # The fake driver's node, on every compute host.

@@ -20,7 +20,6 @@ from resobj.compute import exception
 from resobj.compute import rpcapi as compute_rpcapi
 from resobj import objects
 from resobj import rpc
-from resobj.tests import backends
 from resobj.tests.functional.conductor import test_service as conductors
 from resobj.tests import service_process
 
@@ -28,11 +27,13 @@ from resobj.tests import service_process
 class ComputeProcess(fixtures.Fixture):
     """``resobj-compute`` for ``host``, served by ``conductor_fixture``."""
 
-    def __init__(self, conductor_fixture, host, topic):
+    def __init__(self, conductor_fixture, host, topic, extra=''):
         super().__init__()
         self.conductors = conductor_fixture
         self.host = host
         self.topic = topic
+        # More configuration; the broker is the conductors'.
+        self.extra = extra
 
     def _setUp(self):
         path = os.path.join(self.conductors.dir, '%s.conf' % self.host)
@@ -43,8 +44,9 @@ class ComputeProcess(fixtures.Fixture):
                     'reserved_host_memory_mb = 0\n'
                     '[fake_driver]\nvcpus = 8\nmemory_mb = 8192\n'
                     'local_gb = 200\n'
-                    % (self.host, backends.transport_url(),
+                    % (self.host, self.conductors.transport_url,
                        self.conductors.topic, self.topic))
+            f.write(self.extra)
         self.service = self.useFixture(service_process.ServiceProcess(
             'resobj.cmd.compute', path))
 

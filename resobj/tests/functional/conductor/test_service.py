@@ -50,11 +50,15 @@ class ConductorsFixture(fixtures.Fixture):
     ``self.processes`` the running conductors; ``start()`` adds one.
     """
 
-    def __init__(self, backend, count=1):
+    def __init__(self, backend, count=1, transport_url=None, extra=''):
         super().__init__()
         self.backend = backend
         self.count = count
         self.processes = []
+        # The broker's URL (through a proxy, say) and more configuration
+        # for every conductor.
+        self.transport_url = transport_url or backends.transport_url()
+        self.extra = extra
 
     def _setUp(self):
         backend = self.backend
@@ -70,7 +74,8 @@ class ConductorsFixture(fixtures.Fixture):
             f.write('[DEFAULT]\ntransport_url = %s\n'
                     '[database]\nconnection = %s\n'
                     '[conductor]\ntopic = %s\n'
-                    % (backends.transport_url(), self.url, self.topic))
+                    % (self.transport_url, self.url, self.topic))
+            f.write(self.extra)
         sync = subprocess.run(
             [sys.executable, '-m', 'resobj.cmd.manage', '--config-file',
              self.conf_file, 'db', 'sync'], capture_output=True, text=True,
@@ -84,8 +89,11 @@ class ConductorsFixture(fixtures.Fixture):
         for _ in range(self.count):
             self.start()
 
-    def start(self):
-        """One more conductor, running; its ServiceProcess."""
+    def start(self, wait=True):
+        """One more conductor, running; its ServiceProcess.
+
+        ``wait=False``: started only; the caller calls its wait_ready().
+        """
         host_file = os.path.join(self.dir, 'host-%d.conf'
                                  % len(self.processes))
         with open(host_file, 'w') as f:
@@ -94,7 +102,7 @@ class ConductorsFixture(fixtures.Fixture):
         # stopping is what they test.
         process = self.useFixture(service_process.ServiceProcess(
             'resobj.cmd.conductor', self.conf_file, host_file,
-            graceful=False))
+            graceful=False, wait=wait))
         self.processes.append(process)
         return process
 
