@@ -114,6 +114,11 @@ class ComputeTimeout(ResobjException):
                'within %(timeout)s s')
 
 
+class ComputeUnavailable(ResobjException):
+    msg_fmt = ('Cannot reach the compute service of %(host)s for '
+               '%(method)s: %(reason)s; it was not carried out')
+
+
 class RPCVersionCapped(ResobjException):
     msg_fmt = ('%(method)s needs %(api)s RPC API version %(version)s, but '
                '[upgrade_levels] %(api)s caps it at %(cap)s')

@@ -64,6 +64,8 @@ STATE_CHANGING = frozenset((
     'post_live_migration_at_destination',
     'rollback_live_migration_at_destination'))
 KEYED = '1.1'
+# Seconds between two tries when the broker could not be reached.
+UNREACHABLE_PAUSE = 1.0
 
 
 def rpc_version_for_service(service_version):
@@ -117,25 +119,49 @@ class ComputeAPI:
                                            timeout=self.timeout)
 
     def _keyed_call(self, context, host, method, cap, **kwargs):
-        """Send at 1.1 with one idempotency key, again on each timeout."""
+        """Send at 1.1 with one idempotency key, again until answered.
+
+        Sent again after a try that timed out and after one that could
+        not reach the broker: the key makes a repeat harmless. What the
+        caller is told at the end depends on whether any try may have
+        reached the compute: ComputeTimeout (carried out or not, nobody
+        can tell) if one timed out, ComputeUnavailable (not carried out)
+        if none left this process.
+        """
         key = uuidutils.generate_uuid()
         cctxt = rpc.prepare(self.client, 'compute', method, KEYED, cap,
                             server=host, timeout=self.call_timeout)
         started = time.monotonic()
+        unreachable = None
+        timed_out = False
         for attempt in range(self.call_retries + 1):
             try:
                 return rpc.call(cctxt, context, method,
                                 idempotency_key=key, **kwargs)
             except messaging.MessagingTimeout:
+                timed_out = True
                 LOG.warning('%(method)s to %(host)s: no answer within '
                             '%(timeout)s s (try %(try)d of %(tries)d)',
                             {'method': method, 'host': host,
                              'timeout': self.call_timeout,
                              'try': attempt + 1,
                              'tries': self.call_retries + 1})
-        raise exception.ComputeTimeout(
-            host=host, method=method,
-            timeout=int(time.monotonic() - started))
+            except messaging.MessageDeliveryFailure as exc:
+                unreachable = exc
+                LOG.warning('%(method)s to %(host)s: the broker is out of '
+                            'reach (try %(try)d of %(tries)d): %(error)s',
+                            {'method': method, 'host': host,
+                             'try': attempt + 1,
+                             'tries': self.call_retries + 1, 'error': exc})
+                # The broker is away: give it time to return rather than
+                # spend every try at once.
+                time.sleep(UNREACHABLE_PAUSE)
+        if timed_out or unreachable is None:
+            raise exception.ComputeTimeout(
+                host=host, method=method,
+                timeout=int(time.monotonic() - started))
+        raise exception.ComputeUnavailable(host=host, method=method,
+                                           reason=unreachable)
 
     def build_instance(self, context, host, instance, node,
                        pci_requests=None):

@@ -44,7 +44,8 @@ OUTAGE_SECONDS = 20
 RESUME_BOUND = 15
 # What a caller may get while the broker is away.
 CLEAR_ERRORS = ('MessageDeliveryFailure', 'ComputeTimeout',
-                'ConductorUnavailable', 'ConductorTimeout')
+                'ComputeUnavailable', 'ConductorUnavailable',
+                'ConductorTimeout')
 # Timeout of every call the test process sends (seconds): a lost call
 # fails the test after this long.
 CALL_TIMEOUT = 30
@@ -367,6 +368,12 @@ class TestBrokerOutage(FaultTestCase):
         unclear = [failure for failure in load.failures()
                    if failure[1].split(':')[0] not in CLEAR_ERRORS]
         self.assertEqual([], unclear)
+        # ComputeUnavailable promises that nothing was carried out.
+        claimed = self.claimed()
+        wrongly = [uuid for _, _, outcome, uuid in load.calls
+                   if outcome.startswith('ComputeUnavailable')
+                   and uuid in claimed]
+        self.assertEqual([], wrongly, 'told unavailable, yet claimed')
 
 
 def _port(url):

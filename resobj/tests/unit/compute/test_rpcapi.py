@@ -51,6 +51,40 @@ class TestComputeAPI(base.TestCase):
         self.assertEqual({('1.1', self.conf.compute.call_timeout)},
                          {(v, t) for v, t, _k in self.sent})
 
+    def _fail_with(self, *errors):
+        """Tries fail with ``errors`` in turn, the last one after that."""
+        errors = list(errors)
+
+        def call(cctxt, ctxt, method, **kwargs):
+            self.sent.append((cctxt.target.version, cctxt.timeout, kwargs))
+            raise errors.pop(0) if len(errors) > 1 else errors[0]
+        self.useFixture(fixtures.MockPatch('resobj.rpc.call', call))
+        self.useFixture(fixtures.MockPatchObject(
+            rpcapi, 'UNREACHABLE_PAUSE', 0))
+
+    def test_a_broker_out_of_reach_is_tried_again_with_the_same_key(self):
+        self._fail_with(messaging.MessagingTimeout('lost'),
+                        messaging.MessageDeliveryFailure('no broker'))
+        exc = self.assertRaises(exception.ComputeTimeout,
+                                self.api().delete_instance, self.context,
+                                'cmp1', 'an-instance')
+        # The first try may have been carried out: the caller is told
+        # that nobody knows, not that nothing happened.
+        self.assertIn('did not answer delete_instance', str(exc))
+        self.assertEqual(3, len(self.sent))
+        self.assertEqual(1, len({k['idempotency_key']
+                                 for _v, _t, k in self.sent}))
+
+    def test_no_try_left_this_process_unavailable(self):
+        self._fail_with(messaging.MessageDeliveryFailure('no broker'))
+        exc = self.assertRaises(exception.ComputeUnavailable,
+                                self.api().build_instance, self.context,
+                                'cmp1', 'an-instance', 'node1')
+        self.assertIn('Cannot reach the compute service of cmp1 for '
+                      'build_instance', str(exc))
+        self.assertIn('not carried out', str(exc))
+        self.assertEqual(3, len(self.sent))
+
     def test_two_logical_calls_have_two_keys(self):
         api = self.api()
         for _ in range(2):
