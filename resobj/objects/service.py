@@ -47,6 +47,14 @@ SERVICE_VERSION_HISTORY = (
     # Sends its service version with every call to a conductor.
     {'note': 'NUMA topologies and NUMA cell child providers',
      'service_objects': ('1.5',)},
+    # Version 4: conductors serve conductor RPC 1.1: object calls carry
+    # an idempotency key, and a state-changing call is carried out at
+    # most once per key (its outcome recorded in call_outcomes); callers
+    # send calls again with their key when no answer comes in time.
+    # Service 1.5 still.
+    {'note': 'conductor RPC 1.1: keyed object calls, carried out at most '
+             'once',
+     'service_objects': ('1.5',)},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
 
