@@ -123,8 +123,10 @@ class ConductorClient(fixtures.Fixture):
     """
 
     def __init__(self, transport_url, topic, timeout, call_retries=None,
-                 call_timeout=None):
+                 call_timeout=None, levels=None):
         super().__init__()
+        # [upgrade_levels] of this node, set before its first call.
+        self._levels = levels or {}
         self._transport_url = transport_url
         self._topic = topic
         self._timeout = timeout
@@ -141,6 +143,8 @@ class ConductorClient(fixtures.Fixture):
         if self._call_timeout is not None:
             conductor['call_timeout'] = self._call_timeout
         self.conf_fixture.config(group='conductor', **conductor)
+        if self._levels:
+            self.conf_fixture.config(group='upgrade_levels', **self._levels)
         self.conf = self.conf_fixture.conf
         self.transport = rpc.get_transport(self.conf)
         self.addCleanup(self.transport.cleanup)

@@ -15,6 +15,8 @@ import sqlalchemy as sa
 
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
+from resobj.tests import backends
+from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.conductor import test_service
 
 RETRIED = 'sending it again with its idempotency key'
@@ -181,3 +183,28 @@ class TestKilledUnderLoad(LostCallTestCase):
             uuid=tracker.provider))
         self.assertEqual(reports + self.CALLS * 2, self.conductors.scalar(
             "SELECT report_count FROM services WHERE host = 'reporter'"))
+
+
+class TestCappedCalls(test_service.ConductorTestCase):
+    """``[upgrade_levels] conductor = 1.0``: calls go as RPC 1.0, unkeyed."""
+
+    def test_capped_calls_work_without_keys(self):
+        capped = self.useFixture(resobj_fixtures.ConductorClient(
+            backends.transport_url(), self.conductors.topic, self.TIMEOUT,
+            levels={'conductor': '1.0'}))
+        self.assertEqual('1.0', objects.base.ResobjObject.indirection_api
+                         .rpcapi.version_cap)
+        tracker = self.tracker('host1', vcpus=8, memory_mb=8192,
+                               local_gb=200)
+        inst = self.instance(self.flavor('small', 2, 2048, 20))
+        tracker.instance_claim(capped.context, inst)
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+                         self.used(inst.uuid))
+        service = objects.Service.get_by_compute_host(capped.context,
+                                                      'host1')
+        reports = service.report_count
+        service.heartbeat()
+        self.assertEqual(reports + 1, service.report_count)
+        # Nothing was keyed, so nothing was recorded.
+        self.assertEqual(0, self.conductors.scalar(
+            'SELECT count(*) FROM call_outcomes'))
