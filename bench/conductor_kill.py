@@ -255,8 +255,8 @@ def main():
     print('slowest caller answered again:   %.1f s after the kill'
           % max(back))
     print('longest call:                    %.1f s' % longest)
-    print('errors:                          %s' % (', '.join(errors)
-                                                    or 'none'))
+    print('errors:                          %s'
+          % (', '.join(errors) or 'none'))
 
 
 if __name__ == '__main__':

@@ -189,8 +189,10 @@ class ConductorManager:
 
     def _act(self, context, objinst, before, objmethod, manifest, args,
              kwargs):
-        """``objmethod`` run on ``objinst``: (changes since ``before``,
-        result), for the caller."""
+        """``objmethod`` run on ``objinst``, answered for the caller.
+
+        (changes since ``before``, result), as object_action answers.
+        """
         method = getattr(objinst, objmethod)
         with service_obj.acting_for(_caller_version(context, manifest)):
             result = method(*args, **kwargs)

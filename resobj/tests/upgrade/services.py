@@ -200,20 +200,24 @@ class Cloud(fixtures.Fixture):
         self.conductor_of[host] = process
         return process
 
-    def compute_conf(self, host):
-        """A compute host's only configuration file: no [database]."""
+    def compute_conf(self, host, old=False):
+        """A compute host's only configuration file: no [database].
+
+        ``old``: for N-1 code, which refuses options it does not know
+        (``[conductor] call_timeout``, new at N).
+        """
+        tries = '' if old else 'call_timeout = %d\n' % TRY_TIMEOUT
         return self.db.write('%s.conf' % host, (
             '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
             'rpc_response_timeout = %d\n'
             '[conductor]\nuse_local = false\ntopic = %s\n'
-            'call_retries = %d\ncall_timeout = %d\n'
+            'call_retries = %d\n%s'
             '[compute]\ntopic = %s\naudit_interval = 1\n'
             'reserved_host_memory_mb = 0\n'
             '[fake_driver]\nvcpus = %d\nmemory_mb = %d\nlocal_gb = %d\n'
             % (host, backends.transport_url(), CALL_TIMEOUT,
-               self.conductor_topic, CALL_RETRIES, TRY_TIMEOUT,
-               self.compute_topic,
-               NODE['vcpus'], NODE['memory_mb'],
+               self.conductor_topic, CALL_RETRIES, tries,
+               self.compute_topic, NODE['vcpus'], NODE['memory_mb'],
                NODE['local_gb'])))
 
     def start_computes(self, hosts, old=False, extra_files=()):
@@ -227,7 +231,7 @@ class Cloud(fixtures.Fixture):
         started = []
         for host in hosts:
             process = self.useFixture(self._service(
-                'resobj.cmd.compute', [self.compute_conf(host)] +
+                'resobj.cmd.compute', [self.compute_conf(host, old)] +
                 list(extra_files), old, graceful=True, wait=False))
             self.computes[host] = process
             self.all_computes.append(process)

@@ -137,7 +137,6 @@ class TestCallOutcomeDB(db_base.DBTestCase):
         self.assertEqual('null', outcome_db.get_answer(self.context, new_key))
 
 
-
 class TestConcurrentRepeat(db_base.DBTestCase):
     """Two transactions with one key, on the backends with row locks.
 

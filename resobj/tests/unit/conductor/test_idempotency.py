@@ -13,8 +13,8 @@ def _remotable():
     """"Class.method" of every remotable method of every object."""
     objects.register_all()
     names = set()
-    for name, classes in objects_base.ResobjObjectRegistry.obj_classes(
-            ).items():
+    registered = objects_base.ResobjObjectRegistry.obj_classes()
+    for name, classes in registered.items():
         for cls in classes:
             names.update('%s.%s' % (name, attr) for attr in dir(cls)
                          if getattr(getattr(cls, attr, None), 'remotable',
