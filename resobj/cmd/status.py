@@ -42,9 +42,9 @@ DESCRIPTION = ('Check whether the cloud is ready for the next upgrade step '
 ERROR = 255
 
 # The oldest service version that runs beside this release's: the
-# previous one (N-1). An older service may read or write data in a form
-# this release no longer handles.
-OLDEST_SUPPORTED_SERVICE_VERSION = service_obj.SERVICE_VERSION - 1
+# previous release's (N-1). An older service may read or write data in a
+# form this release no longer handles.
+OLDEST_SUPPORTED_SERVICE_VERSION = service_obj.PREVIOUS_RELEASE_SERVICE_VERSION
 
 # How many services a result names before it only counts the rest.
 NAMED = 10

@@ -57,6 +57,12 @@ SERVICE_VERSION_HISTORY = (
      'service_objects': ('1.5',)},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
+# The service version of the previous release (N-1, 0.0.1): the oldest
+# that may run beside this code. A release may bump SERVICE_VERSION more
+# than once; move this when a release is cut, with the upgrade tests'
+# baseline (resobj/tests/upgrade/test_service_versions.py checks it
+# against the baseline's code).
+PREVIOUS_RELEASE_SERVICE_VERSION = 2
 
 # Seconds without a report after which a service is down and no longer
 # counts in get_minimum_version. Set by resobj.objects.configure(conf)

@@ -30,8 +30,9 @@ WARNING = upgradecheck.Code.WARNING
 FAILURE = upgradecheck.Code.FAILURE
 
 CURRENT = service_obj.SERVICE_VERSION
-PREVIOUS = CURRENT - 1
-TOO_OLD = CURRENT - 2
+# The previous release's version, the oldest that runs beside this one.
+PREVIOUS = service_obj.PREVIOUS_RELEASE_SERVICE_VERSION
+TOO_OLD = PREVIOUS - 1
 # The revision before this release's newest, for a schema left behind.
 BEHIND = '0005_inventory_usage'
 
