@@ -252,8 +252,11 @@ def main():
           % (heartbeats_ok, heartbeats_failed))
     print('heartbeats counted - answered:   %+d'
           % (report_count - reports_before - heartbeats_ok))
-    print('slowest caller answered again:   %.1f s after the kill'
-          % max(back))
+    if max(back) == float('inf'):
+        print('slowest caller answered again:   not before the end')
+    else:
+        print('slowest caller answered again:   %.1f s after the kill'
+              % max(back))
     print('longest call:                    %.1f s' % longest)
     print('errors:                          %s'
           % (', '.join(errors) or 'none'))
