@@ -51,7 +51,9 @@ SERVICE_VERSION_HISTORY = (
     # an idempotency key, and a state-changing call is carried out at
     # most once per key (its outcome recorded in call_outcomes); callers
     # send calls again with their key when no answer comes in time.
-    # Service 1.5 still.
+    # Still Service 1.5: a caller that sent 1.5 without saying its
+    # version is taken for version 3 (the oldest that shipped it), but
+    # code of this version always says it.
     {'note': 'conductor RPC 1.1: keyed object calls, carried out at most '
              'once',
      'service_objects': ('1.5',)},
