@@ -101,8 +101,20 @@ class DatabaseAccessForbidden(ResobjException):
 class ConductorTimeout(ResobjException):
     msg_fmt = ('No conductor on topic %(topic)s answered %(method)s within '
                '%(timeout)s s, %(attempts)d time(s) sent; the call may or '
-               'may not have been carried out ([conductor] call_retries '
-               'says how often it is sent again)')
+               'may not have been carried out ([conductor] call_timeout '
+               'and call_retries say how often it is sent again)')
+
+
+@new_since_n_minus_1
+class CallOutcomeExists(Conflict):
+    """A keyed call's outcome is recorded already: it ran before.
+
+    Raised inside the repeat's transaction, which then rolls back; the
+    conductor answers the repeat with the recorded answer. Never sent to
+    a caller.
+    """
+
+    msg_fmt = 'The call with idempotency key %(key)s was carried out already'
 
 
 class ConductorUnavailable(ResobjException):

@@ -42,12 +42,10 @@ DESCRIPTION = ('Check whether the cloud is ready for the next upgrade step '
 ERROR = 255
 
 # The oldest service version that runs beside this release's: the
-# newest of the previous release (N-1, 0.0.1, whose code the upgrade
-# tests run: resobj/tests/upgrade/baseline). An older service may read
-# or write data in a form this release no longer handles. One release
-# can bring several service versions, so this is named, not derived:
-# move it forward when a release is cut.
-OLDEST_SUPPORTED_SERVICE_VERSION = 2
+# previous release's (N-1). An older service may read or write data in a
+# form this release no longer handles.
+OLDEST_SUPPORTED_SERVICE_VERSION = (
+    service_obj.PREVIOUS_RELEASE_SERVICE_VERSION)
 
 # How many services a result names before it only counts the rest.
 NAMED = 10

@@ -12,11 +12,18 @@ Each call runs for its caller's service version (``acting_for``): the
 Service record a node registers or reports through a conductor carries
 the node's version, which the caller says or, for older code, its
 Service version tells.
+
+A call with an ``idempotency_key`` (RPC 1.1) that changes state is
+carried out at most once, whichever conductor each of its repeats
+reaches (resobj.conductor.idempotency).
 """
+
+import copy
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from resobj.conductor import idempotency
 from resobj import exception
 from resobj import objects
 from resobj.objects import base
@@ -113,7 +120,7 @@ def _for_caller(value, manifest):
 class ConductorManager:
     """Serves the conductor RPC API (see rpcapi.py for its versions)."""
 
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, conf):
         # Every class must be registered before the first call names one,
@@ -121,32 +128,72 @@ class ConductorManager:
         # ratios, retries), not their defaults.
         objects.register_all()
         objects.configure(conf)
+        self._purger = idempotency.Purger(
+            conf.conductor.call_outcome_retention)
 
     @rpc.endpoint_method
     def object_class_action_versions(self, context, objname, objmethod,
-                                     object_versions, args, kwargs):
+                                     object_versions, args, kwargs,
+                                     idempotency_key=None):
         """Run classmethod ``objmethod`` of ``objname``.
 
-        The answer is at the caller's ``object_versions``.
+        The answer is at the caller's ``object_versions``. With an
+        ``idempotency_key`` (1.1), a method that changes state runs at
+        most once for the key.
         """
         cls = base.class_from_name(objname, object_versions.get(objname))
         method = self._method(cls, objname, objmethod)
-        with service_obj.acting_for(_caller_version(context,
-                                                    object_versions)):
-            result = method(context, *args, **kwargs)
-        return _for_caller(result, object_versions)
+
+        def run(args, kwargs):
+            with service_obj.acting_for(_caller_version(context,
+                                                        object_versions)):
+                result = method(context, *args, **kwargs)
+            return _for_caller(result, object_versions)
+
+        if idempotency_key is None or \
+                not idempotency.recorded(objname, objmethod):
+            return run(args, kwargs)
+        # A run whose transaction is retried starts again from the
+        # arguments as they arrived.
+        return self._once(
+            context, idempotency_key, objname, objmethod,
+            lambda: run(copy.deepcopy(args), copy.deepcopy(kwargs)))
 
     @rpc.endpoint_method
-    def object_action(self, context, objinst, objmethod, args, kwargs):
+    def object_action(self, context, objinst, objmethod, args, kwargs,
+                      idempotency_key=None):
         """Run ``objmethod`` on ``objinst``; return (changes, result).
 
         The changes are the fields the call set or changed, as
         primitives at the caller's versions, plus ``obj_what_changed``:
-        the caller applies them to its own copy.
+        the caller applies them to its own copy. With an
+        ``idempotency_key`` (1.1), a method that changes state runs at
+        most once for the key.
         """
         manifest = _manifest_of(objinst)
-        before = objinst.obj_clone()
-        method = self._method(objinst, objinst.obj_name(), objmethod)
+        objname = objinst.obj_name()
+        self._method(objinst, objname, objmethod)
+        if idempotency_key is None or \
+                not idempotency.recorded(objname, objmethod):
+            return self._act(context, objinst, objinst.obj_clone(),
+                             objmethod, manifest, args, kwargs)
+
+        def run():
+            # On a copy, from the arguments as they arrived: a run whose
+            # transaction is retried starts again from them.
+            inst = objinst.obj_clone()
+            inst.VERSION = objinst.VERSION
+            return self._act(context, inst, objinst, objmethod, manifest,
+                             copy.deepcopy(args), copy.deepcopy(kwargs))
+        return self._once(context, idempotency_key, objname, objmethod, run)
+
+    def _act(self, context, objinst, before, objmethod, manifest, args,
+             kwargs):
+        """``objmethod`` run on ``objinst``, answered for the caller.
+
+        (changes since ``before``, result), as object_action answers.
+        """
+        method = getattr(objinst, objmethod)
         with service_obj.acting_for(_caller_version(context, manifest)):
             result = method(*args, **kwargs)
         known = _fields_at_caller_version(objinst, manifest)
@@ -167,6 +214,14 @@ class ConductorManager:
         updates['obj_what_changed'] = sorted(
             objinst.obj_what_changed() & known)
         return updates, _for_caller(result, manifest)
+
+    def _once(self, context, key, objname, objmethod, run):
+        """``run()``'s answer, or the one recorded for ``key``."""
+        answer = idempotency.answer_once(
+            context, key, '%s.%s' % (objname, objmethod),
+            lambda: idempotency.as_sent(context, run()))
+        self._purger.maybe_purge(context)
+        return answer
 
     @rpc.endpoint_method
     def object_backport_versions(self, context, objinst, object_versions):

@@ -17,17 +17,43 @@ conductor_opts = [
                      'sent to a resobj-conductor over [DEFAULT] '
                      'transport_url, and an attempt to reach the database '
                      'directly fails.'),
+    cfg.IntOpt('call_timeout', default=10, min=1,
+               help='Seconds one try of a keyed call to a conductor (RPC '
+                    '1.1: state-changing object methods, sent with an '
+                    'idempotency key) waits for its answer. A try '
+                    'unanswered in that time (its message lost with a '
+                    'conductor or the broker) is sent again with the same '
+                    'key after a short pause, until [DEFAULT] '
+                    'rpc_response_timeout has passed since the first; '
+                    'ConductorTimeout only then. A conductor carries a '
+                    'keyed call out at most once, however often it is '
+                    'sent, and answers every repeat as it answered the '
+                    'first. Keep it above the slowest call a loaded '
+                    'conductor answers: a try that times out while the '
+                    'first still runs waits for it, and costs nothing '
+                    'else.'),
     cfg.IntOpt('call_retries', default=0, min=0,
-               help='How many times a call to a conductor that got no '
-                    'answer within [DEFAULT] rpc_response_timeout is sent '
-                    'again before ConductorTimeout is raised. A conductor '
-                    'that died in the middle of a call left nothing of it '
-                    'written, but one that answered too late may have '
-                    'carried it out: a call sent again then runs twice '
-                    '(a claim fails on its own generation check, a read '
-                    'is harmless). 0 leaves the decision to the caller; '
-                    'the tracker\'s next audit puts its node right '
-                    'either way.'),
+               help='For calls without an idempotency key only (sent as '
+                    'RPC 1.0, when [upgrade_levels] conductor caps to '
+                    '1.0 while a conductor of the previous release runs): '
+                    'how many times such a call that got no answer within '
+                    '[DEFAULT] rpc_response_timeout is sent again before '
+                    'ConductorTimeout is raised. A conductor that died in '
+                    'the middle of a call left nothing of it written, but '
+                    'one that answered too late may have carried it out: '
+                    'a call sent again then runs twice (a claim fails on '
+                    'its own generation check, a read is harmless). 0 '
+                    'leaves the decision to the caller; the tracker\'s '
+                    'next audit puts its node right either way. Keyed '
+                    'calls are retried by call_timeout instead.'),
+    cfg.IntOpt('call_outcome_retention', default=900, min=60,
+               help='Seconds a conductor keeps the recorded outcome of a '
+                    'keyed call (table call_outcomes), to answer a repeat '
+                    'of it without carrying it out again. Older outcomes '
+                    'are purged by the conductors as they serve calls. '
+                    'Keep it well above the longest [DEFAULT] '
+                    'rpc_response_timeout of any service: a repeat sent '
+                    'after its outcome was purged would run again.'),
     cfg.StrOpt('topic', default='resobj-conductor',
                help='The RPC topic conductors listen on and other services '
                     'call. Every conductor on one topic serves the same '

@@ -211,7 +211,8 @@ def retrying_writer(*retry_on, connection=False):
     ``placement.concurrent_update`` code). Inside another writer's
     transaction it runs once: a retry there could not undo the outer
     transaction's failed statement, so the conflict goes up to whoever
-    owns the transaction.
+    owns the transaction, marked as one this writer would have retried
+    (an :func:`owning_writer` retries it).
 
     A Prerequisite raised in the transaction is prepared and the
     function run again; that spends none of ``max_retries``
@@ -227,33 +228,64 @@ def retrying_writer(*retry_on, connection=False):
 
     def decorator(fn):
         transactional = (_connection_writer if connection else _writer)(fn)
-
-        @functools.wraps(fn)
-        def wrapper(*args, max_retries=10, **kwargs):
-            if intent.writes():
-                return transactional(*args, **kwargs)
-            attempt = prepared = 0
-            while True:
-                try:
-                    return transactional(*args, **kwargs)
-                except Prerequisite as needed:
-                    # Not a conflict: it spends none of max_retries.
-                    if prepared == PREREQUISITES_PER_CALL:
-                        # Prepared each time, and gone again each time.
-                        raise exception.DatabaseDeadlock(
-                            reason='rows the write needs were removed by '
-                                   'concurrent transactions')
-                    prepared += 1
-                    needed.prepare()
-                except retryable:
-                    if attempt == max_retries:
-                        raise
-                    attempt += 1
-                    # Jitter keeps the losers of one race from colliding
-                    # again in lockstep.
-                    time.sleep(random.uniform(0, 0.01 * attempt))
-        return wrapper
+        return _retried(fn, transactional,
+                        lambda exc: isinstance(exc, retryable))
     return decorator
+
+
+# The attribute that marks an exception a nested retrying writer would
+# have retried had it owned its transaction.
+_RETRY_MARK = 'resobj_retry_transaction'
+
+
+def _retried(fn, transactional, is_retryable):
+    @functools.wraps(fn)
+    def wrapper(*args, max_retries=10, **kwargs):
+        if intent.writes():
+            try:
+                return transactional(*args, **kwargs)
+            except Exception as exc:
+                if is_retryable(exc):
+                    setattr(exc, _RETRY_MARK, True)
+                raise
+        attempt = prepared = 0
+        while True:
+            try:
+                return transactional(*args, **kwargs)
+            except Prerequisite as needed:
+                # Not a conflict: it spends none of max_retries.
+                if prepared == PREREQUISITES_PER_CALL:
+                    # Prepared each time, and gone again each time.
+                    raise exception.DatabaseDeadlock(
+                        reason='rows the write needs were removed by '
+                               'concurrent transactions')
+                prepared += 1
+                needed.prepare()
+            except Exception as exc:
+                if not is_retryable(exc) or attempt == max_retries:
+                    raise
+                attempt += 1
+                # Jitter keeps the losers of one race from colliding
+                # again in lockstep.
+                time.sleep(random.uniform(0, 0.01 * attempt))
+    return wrapper
+
+
+def owning_writer(fn):
+    """A writer whose transaction holds whole calls of other writers.
+
+    For a function that runs several DB API writers (and code between
+    them) as one transaction: every writer inside joins it, so all or
+    none of their effects commit. What a nested retrying writer would
+    have retried on its own (its deadlocks, its ``retry_on`` conflicts)
+    and a Prerequisite raised inside roll the whole transaction back and
+    run ``fn`` again from the start, in a fresh transaction, as
+    :func:`retrying_writer` runs its own function again. ``fn`` must
+    therefore leave nothing behind outside the database that a second
+    run would duplicate. Takes ``max_retries=`` (default 10).
+    """
+    return _retried(fn, _writer(fn), lambda exc: isinstance(
+        exc, exception.DatabaseDeadlock) or getattr(exc, _RETRY_MARK, False))
 
 
 def new_context_manager():

@@ -47,13 +47,25 @@ SERVICE_VERSION_HISTORY = (
     # Sends its service version with every call to a conductor.
     {'note': 'NUMA topologies and NUMA cell child providers',
      'service_objects': ('1.5',)},
-    # Version 4: serves compute RPC 1.1 (an idempotency key on every
-    # state-changing call, a repeat answered from the outcome record)
-    # and retries those calls; no Service object change.
-    {'note': 'compute RPC 1.1: idempotency keys and retried calls',
+    # Version 4: compute RPC 1.1 and conductor RPC 1.1: every
+    # state-changing call carries an idempotency key and is carried out
+    # at most once per key (a compute's bounded outcome record, a
+    # conductor's call_outcomes table); callers send calls again with
+    # their key when no answer comes in time. Still Service 1.5: a caller
+    # that sent 1.5 without saying its version is taken for version 3
+    # (the oldest that shipped it), but code of this version always says
+    # it.
+    {'note': 'compute and conductor RPC 1.1: keyed calls, carried out at '
+             'most once, retried',
      'service_objects': ('1.5',)},
 )
 SERVICE_VERSION = len(SERVICE_VERSION_HISTORY) - 1
+# The service version of the previous release (N-1, 0.0.1): the oldest
+# that may run beside this code. A release may bump SERVICE_VERSION more
+# than once; move this when a release is cut, with the upgrade tests'
+# baseline (resobj/tests/upgrade/test_service_versions.py checks it
+# against the baseline's code).
+PREVIOUS_RELEASE_SERVICE_VERSION = 2
 
 # Seconds without a report after which a service is down and no longer
 # counts in get_minimum_version. Set by resobj.objects.configure(conf)

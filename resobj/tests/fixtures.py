@@ -122,12 +122,16 @@ class ConductorClient(fixtures.Fixture):
     this fixture.
     """
 
-    def __init__(self, transport_url, topic, timeout, call_retries=None):
+    def __init__(self, transport_url, topic, timeout, call_retries=None,
+                 call_timeout=None, levels=None):
         super().__init__()
+        # [upgrade_levels] of this node, set before its first call.
+        self._levels = levels or {}
         self._transport_url = transport_url
         self._topic = topic
         self._timeout = timeout
         self._call_retries = call_retries
+        self._call_timeout = call_timeout
 
     def _setUp(self):
         self.conf_fixture = self.useFixture(ConfFixture(register_rpc_opts))
@@ -136,7 +140,11 @@ class ConductorClient(fixtures.Fixture):
         conductor = {'use_local': False, 'topic': self._topic}
         if self._call_retries is not None:
             conductor['call_retries'] = self._call_retries
+        if self._call_timeout is not None:
+            conductor['call_timeout'] = self._call_timeout
         self.conf_fixture.config(group='conductor', **conductor)
+        if self._levels:
+            self.conf_fixture.config(group='upgrade_levels', **self._levels)
         self.conf = self.conf_fixture.conf
         self.transport = rpc.get_transport(self.conf)
         self.addCleanup(self.transport.cleanup)

@@ -11,6 +11,7 @@ live in ``resobj.db.api``. Import a model module here so that
 from resobj.db.models import allocation  # noqa: F401
 from resobj.db.models import allocation_owner  # noqa: F401
 from resobj.db.models.base import BASE  # noqa: F401
+from resobj.db.models import call_outcome  # noqa: F401
 from resobj.db.models import compute_node  # noqa: F401
 from resobj.db.models import consumer  # noqa: F401
 from resobj.db.models import flavor  # noqa: F401

@@ -30,7 +30,8 @@ WARNING = upgradecheck.Code.WARNING
 FAILURE = upgradecheck.Code.FAILURE
 
 CURRENT = service_obj.SERVICE_VERSION
-PREVIOUS = status.OLDEST_SUPPORTED_SERVICE_VERSION
+# The previous release's version, the oldest that runs beside this one.
+PREVIOUS = service_obj.PREVIOUS_RELEASE_SERVICE_VERSION
 TOO_OLD = PREVIOUS - 1
 # The revision before this release's newest, for a schema left behind.
 BEHIND = '0005_inventory_usage'

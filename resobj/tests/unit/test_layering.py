@@ -57,7 +57,7 @@ SEARCH_USERS_IN_DB = {
 DB_HANDLES = {'session', 'enginefacade', 'get_context_manager', 'reader',
               'writer', 'facade'}
 FACADE_DECORATORS = {'reader', 'writer', 'replica_reader',
-                     'retrying_writer'}
+                     'retrying_writer', 'owning_writer'}
 # What names a database backend or driver in a comparison.
 BACKEND_NAMES = {'sqlite', 'postgresql', 'mysql', 'mariadb', 'psycopg',
                  'psycopg2', 'pymysql', 'pysqlite'}

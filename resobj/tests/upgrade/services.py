@@ -39,9 +39,14 @@ BACKPORTED = re.compile(
 # Callers of the conductors (compute hosts, clients). An N-1 conductor
 # stopped for its upgrade can leave a call it had taken from the queue but
 # not started unanswered (today's hands it back: rpc.stop_server); the
-# caller then waits out its timeout and sends it again ([conductor]
-# call_retries). Short, so that such a call costs the run little.
+# caller then waits out its timeout and sends it again, as the upgrade
+# guide describes: a keyed call (N's conductor RPC 1.1) after TRY_TIMEOUT
+# ([conductor] call_timeout), until CALL_TIMEOUT ([DEFAULT]
+# rpc_response_timeout) has passed; an unkeyed one (1.0, and N-1's) after
+# CALL_TIMEOUT, CALL_RETRIES more times. Short, so that such a call costs
+# the run little.
 CALL_TIMEOUT = 10
+TRY_TIMEOUT = 4
 CALL_RETRIES = 2
 # The fake driver's node, on every compute host.
 NODE = {'vcpus': 16, 'memory_mb': 16384, 'local_gb': 400}
@@ -196,19 +201,24 @@ class Cloud(fixtures.Fixture):
         self.conductor_of[host] = process
         return process
 
-    def compute_conf(self, host):
-        """A compute host's only configuration file: no [database]."""
+    def compute_conf(self, host, old=False):
+        """A compute host's only configuration file: no [database].
+
+        ``old``: for N-1 code, which refuses options it does not know
+        (``[conductor] call_timeout``, new at N).
+        """
+        tries = '' if old else 'call_timeout = %d\n' % TRY_TIMEOUT
         return self.db.write('%s.conf' % host, (
             '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
             'rpc_response_timeout = %d\n'
             '[conductor]\nuse_local = false\ntopic = %s\n'
-            'call_retries = %d\n'
+            'call_retries = %d\n%s'
             '[compute]\ntopic = %s\naudit_interval = 1\n'
             'reserved_host_memory_mb = 0\n'
             '[fake_driver]\nvcpus = %d\nmemory_mb = %d\nlocal_gb = %d\n'
             % (host, backends.transport_url(), CALL_TIMEOUT,
-               self.conductor_topic, CALL_RETRIES, self.compute_topic,
-               NODE['vcpus'], NODE['memory_mb'],
+               self.conductor_topic, CALL_RETRIES, tries,
+               self.compute_topic, NODE['vcpus'], NODE['memory_mb'],
                NODE['local_gb'])))
 
     def start_computes(self, hosts, old=False, extra_files=()):
@@ -222,7 +232,7 @@ class Cloud(fixtures.Fixture):
         started = []
         for host in hosts:
             process = self.useFixture(self._service(
-                'resobj.cmd.compute', [self.compute_conf(host)] +
+                'resobj.cmd.compute', [self.compute_conf(host, old)] +
                 list(extra_files), old, graceful=True, wait=False))
             self.computes[host] = process
             self.all_computes.append(process)
@@ -297,11 +307,10 @@ class Scheduler(fixtures.Fixture):
     def _setUp(self):
         client = self.useFixture(resobj_fixtures.ConductorClient(
             backends.transport_url(), self.cloud.conductor_topic,
-            CALL_TIMEOUT, call_retries=CALL_RETRIES))
+            CALL_TIMEOUT, call_retries=CALL_RETRIES,
+            call_timeout=TRY_TIMEOUT, levels=self.levels))
         client.conf_fixture.config(group='compute',
                                    topic=self.cloud.compute_topic)
-        if self.levels:
-            client.conf_fixture.config(group='upgrade_levels', **self.levels)
         self.conf = client.conf
         self.transport = client.transport
         self.context = client.context

@@ -61,7 +61,7 @@ class TestErrorClassesAcrossReleases(base.TestCase):
 class TestErrorsReachAnN1Peer(services.ConductorTestCase):
 
     def test_a_consumer_generation_conflict(self):
-        client = self.cloud.compute_conf('n-1-client')
+        client = self.cloud.compute_conf('n-1-client', old=True)
         answer = n_minus_1.run('conflict', client)
         # The N-1 report client turns ConcurrentUpdateDetected into its
         # AllocationConflict(generation=True); a RemoteError would have

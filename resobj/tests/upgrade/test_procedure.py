@@ -97,7 +97,7 @@ class TestUpgradeProcedure(base.TestCase):
 
     def boot_old(self, host, vcpus, memory_mb, root_gb):
         """An N-1 client's boot on ``host``."""
-        client = self.cloud.compute_conf('n-1-client')
+        client = self.cloud.compute_conf('n-1-client', old=True)
         booted = n_minus_1.run('boot', client, host, str(vcpus),
                                str(memory_mb), str(root_gb))
         self.assertEqual((host, 'active'),

@@ -116,3 +116,12 @@ class TestServiceVersions(base.TestCase):
         old_b.stop()
         self.wait_for_cap(scheduler.computes, None)
         self.assertEqual(SUCCESS, self.status()['Service versions'][0])
+
+
+class TestPreviousRelease(base.TestCase):
+
+    def test_the_previous_release_is_the_baseline(self):
+        # resobj-status accepts services down to the previous release's
+        # version; a release may bump the version more than once.
+        self.assertEqual(n_minus_1.service_version(),
+                         service_obj.PREVIOUS_RELEASE_SERVICE_VERSION)

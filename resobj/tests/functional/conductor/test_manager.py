@@ -11,6 +11,7 @@ from oslo_utils import uuidutils
 
 from resobj.conductor import manager
 from resobj import context as resobj_context
+from resobj.db.api import call_outcome as call_outcome_db
 from resobj.db.api import resource_class as rc_db
 from resobj import exception
 from resobj import objects
@@ -277,3 +278,116 @@ class TestConductorManager(db_base.DBTestCase):
             self.caller(said=service_obj.SERVICE_VERSION),
             self.wire(answer), 'heartbeat', (), {})
         self.assertEqual(service_obj.SERVICE_VERSION, self.recorded())
+
+
+class TestKeyedCalls(db_base.DBTestCase):
+    """Calls with an idempotency key (RPC 1.1), repeated as a caller does.
+
+    On every backend: a repeat runs in its own transaction, which the
+    key's row refuses.
+    """
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+        rc_db.ensure_sync(self.context)
+        conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
+        self.manager = manager.ConductorManager(conf)
+        self.serializer = rpc.RequestContextSerializer()
+
+    def wire(self, value):
+        """``value`` as the other side of a call receives it."""
+        sent = jsonutils.loads(jsonutils.dumps(
+            self.serializer.serialize_entity(self.context, value)))
+        return self.serializer.deserialize_entity(self.context, sent)
+
+    def call(self, method, *args, **kwargs):
+        """What a caller gets: the answer through the wire, or the error."""
+        try:
+            return self.wire(method(self.caller(), *args, **kwargs))
+        except messaging.ExpectedException as exc:
+            raise exc.exc_info[1]
+
+    def caller(self):
+        """The context of a call, as the RPC server builds one per call."""
+        return resobj_context.RequestContext.from_dict(
+            self.context.to_dict())
+
+    def service(self):
+        manifest = objects.base.obj_tree_get_versions('Service')
+        return self.call(self.manager.object_class_action_versions,
+                         'Service', 'register', manifest,
+                         ('h1', cn_obj.COMPUTE_BINARY), {},
+                         idempotency_key=uuidutils.generate_uuid())
+
+    def report_count(self):
+        return objects.Service.get_by_compute_host(self.context,
+                                                   'h1').report_count
+
+    def test_a_repeated_action_runs_once_and_answers_alike(self):
+        service = self.service()
+        key = uuidutils.generate_uuid()
+        first = self.call(self.manager.object_action, self.wire(service),
+                          'heartbeat', (), {}, idempotency_key=key)
+        counted = self.report_count()
+        again = self.call(self.manager.object_action, self.wire(service),
+                          'heartbeat', (), {}, idempotency_key=key)
+        self.assertEqual(counted, self.report_count())
+        self.assertEqual(first, again)
+        updates, result = again
+        self.assertEqual(counted, updates['report_count'])
+        # Another key is another call.
+        self.call(self.manager.object_action, self.wire(service),
+                  'heartbeat', (), {},
+                  idempotency_key=uuidutils.generate_uuid())
+        self.assertEqual(counted + 1, self.report_count())
+
+    def test_a_repeated_class_action_runs_once_and_answers_alike(self):
+        key = uuidutils.generate_uuid()
+        manifest = objects.base.obj_tree_get_versions('FlavorList')
+        flavor = objects.Flavor(self.context, flavorid='f1', name='f1',
+                                vcpus=1, memory_mb=512, root_gb=1,
+                                ephemeral_gb=0, swap=0)
+        first = self.call(self.manager.object_action, self.wire(flavor),
+                          'create', (), {}, idempotency_key=key)
+        # A create sent again would fail (FlavorExists) if carried out.
+        again = self.call(self.manager.object_action, self.wire(flavor),
+                          'create', (), {}, idempotency_key=key)
+        self.assertEqual(first, again)
+        self.assertEqual(1, len(self.call(
+            self.manager.object_class_action_versions, 'FlavorList',
+            'get_all', manifest, (), {},
+            idempotency_key=uuidutils.generate_uuid())))
+        key = uuidutils.generate_uuid()
+        register = (self.manager.object_class_action_versions, 'Service',
+                    'register', objects.base.obj_tree_get_versions('Service'),
+                    ('h2', cn_obj.COMPUTE_BINARY), {})
+        first = self.call(*register, idempotency_key=key)
+        again = self.call(*register, idempotency_key=key)
+        self.assertEqual(first.obj_to_primitive(), again.obj_to_primitive())
+
+    def test_a_failed_call_is_not_recorded_and_runs_again(self):
+        key = uuidutils.generate_uuid()
+        self.assertRaises(
+            exception.ServiceNotFound, self.call,
+            self.manager.object_class_action_versions, 'Service',
+            'get_by_compute_host',
+            objects.base.obj_tree_get_versions('Service'), ('h1',), {},
+            idempotency_key=key)
+        service = self.service()
+        # Read-only: carried out each time, no record.
+        found = self.call(
+            self.manager.object_class_action_versions, 'Service',
+            'get_by_compute_host',
+            objects.base.obj_tree_get_versions('Service'), ('h1',), {},
+            idempotency_key=key)
+        self.assertEqual(service.id, found.id)
+        self.assertIsNone(call_outcome_db.get_answer(self.context, key))
+
+    def test_unkeyed_calls_run_each_time(self):
+        service = self.service()
+        counted = self.report_count()
+        for _ in range(2):
+            self.call(self.manager.object_action, self.wire(service),
+                      'heartbeat', (), {})
+        self.assertEqual(counted + 2, self.report_count())

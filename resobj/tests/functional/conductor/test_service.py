@@ -120,6 +120,8 @@ class ConductorTestCase(base.TestCase):
     scenarios = [('postgresql', {})]
     CONDUCTORS = 1
     TIMEOUT = 30
+    # [conductor] call_timeout of this node; None: the option's default.
+    CALL_TIMEOUT = None
 
     def setUp(self):
         super().setUp()
@@ -129,7 +131,8 @@ class ConductorTestCase(base.TestCase):
         self.conductors = self.useFixture(ConductorsFixture(
             backends.provisioning_backend('postgresql'), self.CONDUCTORS))
         client = self.useFixture(resobj_fixtures.ConductorClient(
-            backends.transport_url(), self.conductors.topic, self.TIMEOUT))
+            backends.transport_url(), self.conductors.topic, self.TIMEOUT,
+            call_timeout=self.CALL_TIMEOUT))
         self.conf = client.conf
         self.transport = client.transport
         self.context = client.context

@@ -34,15 +34,14 @@ class TestServiceVersionHistory(base.TestCase):
 class TestVersionOfCaller(base.TestCase):
 
     def test_each_shipped_service_object_names_its_service_version(self):
-        # Where several service versions shipped one Service version
-        # (4 has 3's), the oldest of them (see the next test).
+        # The oldest that shipped it, when several did (see below).
         for version, entry in enumerate(HISTORY):
             for sent in entry['service_objects']:
-                oldest = min(v for v, e in enumerate(HISTORY)
-                             if sent in e['service_objects'])
-                self.assertLessEqual(oldest, version)
+                first = min(n for n, e in enumerate(HISTORY)
+                            if sent in e['service_objects'])
+                self.assertLessEqual(first, version)
                 self.assertEqual(
-                    oldest, service_obj.version_of_caller({'Service': sent}))
+                    first, service_obj.version_of_caller({'Service': sent}))
 
     def test_shared_by_several_the_oldest_is_taken(self):
         history = HISTORY + ({'note': 'later, no Service change',
