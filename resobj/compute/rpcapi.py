@@ -121,18 +121,18 @@ class ComputeAPI:
     def _keyed_call(self, context, host, method, cap, **kwargs):
         """Send at 1.1 with one idempotency key, again until answered.
 
-        Sent again after a try that timed out and after one that could
-        not reach the broker: the key makes a repeat harmless. What the
-        caller is told at the end depends on whether any try may have
-        reached the compute: ComputeTimeout (carried out or not, nobody
-        can tell) if one timed out, ComputeUnavailable (not carried out)
-        if none left this process.
+        Sent again after a try that timed out. A try that cannot reach
+        the broker fails the call at once with ComputeUnavailable (not
+        carried out) when no earlier try can have reached the compute;
+        after one that timed out it is sent again too, since the key
+        makes a repeat harmless and the repeat learns what the first
+        did. ComputeTimeout when every try went unanswered: carried out
+        or not, nobody can tell.
         """
         key = uuidutils.generate_uuid()
         cctxt = rpc.prepare(self.client, 'compute', method, KEYED, cap,
                             server=host, timeout=self.call_timeout)
         started = time.monotonic()
-        unreachable = None
         timed_out = False
         for attempt in range(self.call_retries + 1):
             try:
@@ -147,21 +147,20 @@ class ComputeAPI:
                              'try': attempt + 1,
                              'tries': self.call_retries + 1})
             except messaging.MessageDeliveryFailure as exc:
-                unreachable = exc
+                if not timed_out:
+                    raise exception.ComputeUnavailable(
+                        host=host, method=method, reason=exc)
                 LOG.warning('%(method)s to %(host)s: the broker is out of '
                             'reach (try %(try)d of %(tries)d): %(error)s',
                             {'method': method, 'host': host,
                              'try': attempt + 1,
                              'tries': self.call_retries + 1, 'error': exc})
-                # The broker is away: give it time to return rather than
-                # spend every try at once.
+                # Give the broker time to return rather than spend every
+                # try at once.
                 time.sleep(UNREACHABLE_PAUSE)
-        if timed_out or unreachable is None:
-            raise exception.ComputeTimeout(
-                host=host, method=method,
-                timeout=int(time.monotonic() - started))
-        raise exception.ComputeUnavailable(host=host, method=method,
-                                           reason=unreachable)
+        raise exception.ComputeTimeout(
+            host=host, method=method,
+            timeout=int(time.monotonic() - started))
 
     def build_instance(self, context, host, instance, node,
                        pci_requests=None):

@@ -124,6 +124,7 @@ class ConductorAPI:
         deadline = time.monotonic() + self.timeout
         attempt = 0
         pause = FIRST_PAUSE
+        timed_out = False
         while True:
             attempt += 1
             left = deadline - time.monotonic()
@@ -132,6 +133,7 @@ class ConductorAPI:
             try:
                 return rpc.call(cctxt, context, method, **kwargs)
             except messaging.MessagingTimeout:
+                timed_out = True
                 left = deadline - time.monotonic()
                 if left <= pause:
                     break
@@ -144,8 +146,22 @@ class ConductorAPI:
                 time.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
             except messaging.MessageDeliveryFailure as exc:
-                raise exception.ConductorUnavailable(topic=self.topic,
-                                                     reason=exc)
+                if not timed_out:
+                    # No try can have reached a conductor: a clear error
+                    # now, not a wait for the broker.
+                    raise exception.ConductorUnavailable(topic=self.topic,
+                                                         reason=exc)
+                # An earlier try may have been carried out: with the key
+                # a repeat is harmless and learns what it did, so wait for
+                # the broker within the deadline.
+                if deadline - time.monotonic() <= pause:
+                    break
+                LOG.warning('Cannot reach the broker for %(method)s (try '
+                            '%(attempt)d): %(error)s; trying again',
+                            {'method': method, 'attempt': attempt,
+                             'error': exc})
+                time.sleep(pause)
+                pause = min(pause * 2, LONGEST_PAUSE)
         raise exception.ConductorTimeout(topic=self.topic, method=method,
                                          timeout=self.timeout,
                                          attempts=attempt)

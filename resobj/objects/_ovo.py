@@ -5,8 +5,10 @@ writes the library's private names (the architecture page lists them,
 with the private hook and field-type details used elsewhere).
 
 oslo.versionedobjects imports oslo.messaging, which imports eventlet and
-oslo.service; both warn at import time that eventlet is deprecated.
-resobj never runs on eventlet, so those warnings tell its users nothing.
+oslo.service; both warn at import time that eventlet is deprecated, and
+eventlet's DNS support imports dnspython's DNSSEC algorithms, whose DSA
+module warns that cryptography deprecates DSA. resobj never runs on
+eventlet, so those warnings tell its users nothing.
 They are silenced only while these modules are first imported, and only
 for the modules that raise them: every other warning still shows.
 """
@@ -20,6 +22,11 @@ with warnings.catch_warnings():
     warnings.filterwarnings(
         'ignore', category=DeprecationWarning,
         module=r'oslo_utils\.eventletutils$')
+    # eventlet's green DNS imports dnspython's DNSSEC algorithms, whose
+    # DSA module warns (cryptography deprecates DSA) at import time.
+    warnings.filterwarnings(
+        'ignore', message='DSA is deprecated',
+        module=r'dns\.dnssecalgs(\.|$)')
     from oslo_versionedobjects import base  # noqa: F401
     from oslo_versionedobjects import exception  # noqa: F401
     from oslo_versionedobjects import fields  # noqa: F401

@@ -4,6 +4,7 @@ import time
 
 import fixtures
 from oslo_config import cfg
+import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
 from resobj.conductor import rpcapi
@@ -118,6 +119,43 @@ class TestConductorAPI(base.TestCase):
         self.assertRaises(exception.ConductorTimeout, api.object_action,
                           context.get_admin_context(), None, 'save', (), {})
         self.assertNotIn(sent[0][2]['idempotency_key'], keys)
+
+    def _tries_fail_with(self, *errors):
+        """Each try fails with the next of ``errors``, then the last."""
+        errors = list(errors)
+        sent = []
+
+        def call(cctxt, ctxt, method, **kwargs):
+            sent.append(kwargs.get('idempotency_key'))
+            raise errors.pop(0) if len(errors) > 1 else errors[0]
+        self.useFixture(fixtures.MockPatch('resobj.rpc.call', call))
+        self.useFixture(fixtures.MockPatchObject(rpcapi, 'FIRST_PAUSE',
+                                                 0.05))
+        return sent
+
+    def test_an_unreachable_broker_before_any_try_is_unavailable(self):
+        sent = self._tries_fail_with(
+            messaging.MessageDeliveryFailure('no broker'))
+        api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=1)
+        exc = self.assertRaises(
+            exception.ConductorUnavailable, api.object_action,
+            context.get_admin_context(), None, 'save', (), {})
+        self.assertIn('no broker', str(exc))
+        # At once: nothing can have reached a conductor.
+        self.assertEqual(1, len(sent))
+
+    def test_an_unreachable_broker_after_a_lost_try_is_tried_again(self):
+        # The first try may have been carried out: the repeats, with the
+        # same key, go on until the total, and the caller is told that
+        # nobody knows rather than that nothing happened.
+        sent = self._tries_fail_with(
+            messaging.MessagingTimeout('lost'),
+            messaging.MessageDeliveryFailure('no broker'))
+        api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=0.5)
+        self.assertRaises(exception.ConductorTimeout, api.object_action,
+                          context.get_admin_context(), None, 'save', (), {})
+        self.assertGreaterEqual(len(sent), 3)
+        self.assertEqual(1, len(set(sent)))
 
     def test_backports_are_never_keyed(self):
         api = rpcapi.ConductorAPI(self.conf, self.transport, timeout=0.2)
