@@ -119,6 +119,17 @@ def _name_fields_in_errors(cls):
         setattr(cls, name, property(prop.fget, fset, prop.fdel, prop.__doc__))
 
 
+def newest_class(objname):
+    """The newest registered resobj class named ``objname``.
+
+    For an object module that calls another object it cannot import
+    without a circle (ComputeNode asks Service for the minimum service
+    version; the service module imports the compute node's): looked up
+    in the registry when called, once every module is imported.
+    """
+    return ResobjObjectRegistry.obj_classes()[objname][0]
+
+
 def class_from_name(objname, objver):
     """The resobj class that reads ``objname`` at version ``objver``.
 

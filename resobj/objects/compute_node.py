@@ -290,9 +290,9 @@ class ComputeNode(base.ResobjPersistentObject, base.ResobjObject):
         is refused (ReservedNeedsInventory). Not remotable: it asks
         Service.get_minimum_version, which is.
         """
-        # Imported here: the service module imports this one.
-        from resobj.objects import service
-        return service.Service.get_minimum_version(
+        # From the registry, not imported: the service module imports
+        # this one.
+        return base.newest_class('Service').get_minimum_version(
             self.obj_context, INVENTORY_READER_BINARIES) >= \
             INVENTORY_SERVICE_VERSION
 

@@ -12,6 +12,8 @@
   API, the facade nor the backends, reaches no session, and sits below
   the objects; in ``resobj.db`` only the DB API uses it, and the
   backends only its strategy names;
+* no module imports one that imports it back, even from inside a
+  function (a package's ``__init__`` aside);
 * nothing uses a global ``cfg.CONF``;
 * the DB API's public functions take no session and run under a
   reader/writer decorator of the facade;
@@ -124,6 +126,43 @@ def backend_tests(source):
                 for operand in [node.left] + node.comparators)]
 
 
+def circles(graph):
+    """The import circles of ``graph`` ({module: imported names}).
+
+    Each a sorted list of the modules that reach one another (the
+    strongly connected components of more than one module), sorted.
+    """
+    order, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in graph:
+                continue
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(found)
+
+
 def _read(path):
     with open(path, encoding='utf-8') as f:
         return f.read()
@@ -164,6 +203,25 @@ class TestLayering(base.TestCase):
                 if bad:
                     found[name] = bad
         self.assertEqual({}, found)
+
+    def test_checker_finds_a_circle(self):
+        self.assertEqual(
+            [['resobj.a', 'resobj.b']],
+            circles({'resobj.a': {'resobj.b'}, 'resobj.b': {'resobj.a'},
+                     'resobj.c': {'resobj.a'}}))
+
+    def test_no_module_imports_one_that_imports_it_back(self):
+        # Imports inside functions count: deferring an import hides a
+        # circle from the interpreter, not from the design. A package's
+        # __init__ is left out: it is the namespace its modules publish
+        # into (resobj.objects.Service), not a layer.
+        graph = {}
+        for name, path in _modules('resobj'):
+            if path.endswith('__init__.py'):
+                continue
+            graph[name] = imported_names(_read(path), name)
+        self.assertIn('resobj.objects.compute_node', graph)
+        self.assertEqual([], circles(graph))
 
     def test_compute_layer_reaches_no_database_handle(self):
         self.assertEqual({'session'}, _handles('context.session.execute()'))
