@@ -19,6 +19,7 @@ releases agree on every object version, some as soon as they differ.
 
 import time
 
+import oslo_messaging as messaging
 from oslo_utils import uuidutils
 import testscenarios
 
@@ -202,8 +203,8 @@ class TestMixedVersionServices(services.ConductorTestCase):
         uncapped = self.useFixture(services.Scheduler(self.cloud))
         self.assertIsNone(uncapped.computes.version_cap)
         flavor = uncapped.flavor('small', 1, 512, 1)
-        refused = self.assertRaises(Exception, self._build, uncapped,
-                                    flavor, OLD)
+        refused = self.assertRaises(messaging.MessagingException,
+                                    self._build, uncapped, flavor, OLD)
         self.assertIn('UnsupportedVersion', '%s %s %s' % (
             type(refused).__name__, getattr(refused, 'exc_type', ''),
             refused))
