@@ -6,8 +6,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql as mysql_dialect
 
 from resobj.db import outage
+from resobj.db import search_strategy
 from resobj import exception
-from resobj.search import strategy as search_strategy
 
 NAME = 'mysql'
 

@@ -5,8 +5,8 @@ import functools
 import sqlalchemy as sa
 
 from resobj.db import provider_sql as sql
+from resobj.db import search_strategy as strategies
 from resobj.search.statements import clauses as cl
-from resobj.search import strategy as strategies
 
 
 @functools.lru_cache(maxsize=256)

@@ -25,9 +25,9 @@ import functools
 import sqlalchemy as sa
 
 from resobj.db import provider_sql as sql
+from resobj.db import search_strategy as strategies
 from resobj.search.statements import anchors
 from resobj.search.statements import clauses as cl
-from resobj.search import strategy as strategies
 
 _CACHE_SIZE = 256
 

@@ -10,8 +10,8 @@
 * the candidate search (``resobj.search``) builds statements and
   combines rows but never runs a statement: it imports neither the DB
   API, the facade nor the backends, reaches no session, and sits below
-  the objects; in ``resobj.db`` only the DB API uses it, and the
-  backends only its strategy names;
+  the objects; in ``resobj.db`` only the DB API uses it (the backends
+  name their strategies in ``resobj.db.search_strategy``, below it);
 * no module imports one that imports it back, even from inside a
   function (a package's ``__init__`` aside);
 * nothing uses a global ``cfg.CONF``;
@@ -52,7 +52,6 @@ FORBIDDEN = {
 # of it: the DB API runs its statements, the backends name strategies.
 SEARCH_USERS_IN_DB = {
     'resobj.db.api.': ('resobj.search',),
-    'resobj.db.backends.': ('resobj.search.strategy',),
 }
 # Names through which code would reach the database without importing
 # resobj.db (e.g. a context's session, or a facade handed in).

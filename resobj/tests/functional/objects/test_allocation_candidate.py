@@ -6,12 +6,12 @@ import sqlalchemy as sa
 
 from resobj.db.api import allocation_candidate as ac_db
 from resobj.db import backends
+from resobj.db import search_strategy
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj
 from resobj.search import request as search_request
 from resobj.search.statements import rows as row_statements
-from resobj.search import strategy as search_strategy
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import provider_fixtures as pf
 
