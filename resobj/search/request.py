@@ -388,18 +388,29 @@ def bounded_limit(limit):
     return limit
 
 
+class ResourcelessGroup(typing.NamedTuple):
+    """A resourceless group and the providers that may serve it.
+
+    ``providers_by_root``: {root id: [rp_id, ...]}, the providers that
+    pass its traits and aggregates, under their own roots, as the DB API
+    read them.
+    """
+
+    group: Group
+    providers_by_root: dict
+
+
 class SearchRequest(typing.NamedTuple):
     """One request's groups, values and shared facts, for the statements.
 
     Built by :func:`search_request`. ``groups``: those with resources
-    (with ``rc_amounts``); ``resourceless``: the resourceless groups
-    with their providers, ((group, {root id: [rp_id, ...]}), ...), as
-    the DB API read them; ``subtrees``: each ``same_subtree`` set as
-    indexes into groups then resourceless; ``trait_ids``: {name: id};
-    ``names``: {class id: name}; ``served``: {sharing provider id:
-    {root ids it serves}}; ``shape``: the groups' GroupShapes;
-    ``root_filter``: the RootFilter of ``root_required``; ``params``:
-    the statements' bound values.
+    (with ``rc_amounts``); ``resourceless``: the
+    :class:`ResourcelessGroup` tuples; ``subtrees``: each
+    ``same_subtree`` set as indexes into groups then resourceless;
+    ``trait_ids``: {name: id}; ``names``: {class id: name}; ``served``:
+    {sharing provider id: {root ids it serves}}; ``shape``: the groups'
+    GroupShapes; ``root_filter``: the RootFilter of ``root_required``;
+    ``params``: the statements' bound values.
     """
 
     groups: tuple

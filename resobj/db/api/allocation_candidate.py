@@ -137,10 +137,11 @@ def _has_candidates_alone(context, request_group, root_required,
     except exception.ResourceProviderNotFound:
         # An unknown in_tree provider: no tree to search.
         return False
-    (_group, by_root), = _resourceless(
+    resourceless, = _resourceless(
         context, search_request.groups_with_ids([request_group], rc_ids),
         trait_ids, tree_roots)
-    ids = {rp_id for rp_ids in by_root.values() for rp_id in rp_ids}
+    ids = {rp_id for rp_ids in resourceless.providers_by_root.values()
+           for rp_id in rp_ids}
     root_filter, values = search_request.root_filter_and_params(
         trait_ids, root_required, root_forbidden)
     if not ids or not any(root_filter):
@@ -335,7 +336,7 @@ def _own_aggregates(context, request, held_back):
 
 
 def _resourceless(context, groups, trait_ids, tree_roots):
-    """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
+    """[ResourcelessGroup] of the resourceless ``groups``.
 
     One statement for all; none for a group that no provider can serve
     (see :func:`resobj.search.request.matches_nothing`). A group's
@@ -353,9 +354,11 @@ def _resourceless(context, groups, trait_ids, tree_roots):
                 search_request.params(searched, trait_ids,
                                       tree_roots)).all():
             found[searched[index].suffix][root_id].append(rp_id)
-    return [(group, {root: sorted(ids)
-                     for root, ids in found[group.suffix].items()})
-            for group in groups]
+    return [
+        search_request.ResourcelessGroup(
+            group, {root: sorted(ids)
+                    for root, ids in found[group.suffix].items()})
+        for group in groups]
 
 
 class _Read(typing.NamedTuple):
