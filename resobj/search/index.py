@@ -104,8 +104,9 @@ class Indexed(typing.NamedTuple):
     name: {'capacity', 'used'}}}, which the summaries take as they are;
     ``max_unit``: {(rp_id, class id): max_unit}, kept only when several
     groups may put two amounts on one provider and class;
-    ``childless_roots``: {root id: its
-    :class:`resobj.search.rows.LoneRoot`}, where the rows describe them;
+    ``childless_roots``: {root id: its (uuid, inventories, traits), in
+    :class:`resobj.search.rows.LoneRoot`'s order}, where the rows
+    describe them;
     ``whole_roots``: the childless roots, served by no sharing provider,
     that take the only group whole (in no ``options``);
     ``settled_roots``: those and the childless roots that give no
@@ -212,14 +213,14 @@ def index_rows(plan, rows, layout, sharing, window=None):
     at_group, at_provider, at_root = (layout.group, layout.provider,
                                       layout.root)
     # Where a childless root's LoneRoot columns are, when the rows
-    # describe them; a LoneRoot is built from their slice without a call
-    # of the generated __new__ (one per root of a flat cloud).
+    # describe them: their slice, a plain tuple in LoneRoot's order, is
+    # kept as it is (one per root of a flat cloud, where building a
+    # LoneRoot of each costs more than the rest of the row's reading).
     lone_at = layout.lone
     lone_end = None if lone_at is None else lone_at + len(
         rows_module.LoneRoot._fields)
     traits_at = None if lone_at is None else lone_at + \
         rows_module.LoneRoot._fields.index('traits')
-    new_tuple, lone_root = tuple.__new__, rows_module.LoneRoot
     root_of, figures, max_unit, childless = {}, {}, {}, {}
     keep_max_unit = len(groups) > 1
     whole_roots, settled = set(), set()
@@ -249,7 +250,7 @@ def index_rows(plan, rows, layout, sharing, window=None):
             classes = figures[rp_id] = {}
         is_childless = lone_at is not None and row[lone_at + 1] is not None
         if is_childless:
-            childless[rp_id] = new_tuple(lone_root, row[lone_at:lone_end])
+            childless[rp_id] = row[lone_at:lone_end]
         group_columns = columns[group]
         for column in group_columns:
             capacity = row[column.capacity_at]

@@ -27,15 +27,15 @@ def summaries(context, strategy, root_ids, figures, childless_roots,
     The providers and their inventory counts, then only the inventories
     that ``figures`` (the candidate rows' {rp_id: {class name:
     {'capacity', 'used'}}}, whose dicts become the summaries' own) does
-    not hold, then the traits. ``childless_roots``: {root id:
-    ``resobj.search.rows.LoneRoot``} of roots without children, from the
-    candidate rows: such a tree whose inventories ``figures`` holds all
-    of is not read again (a flat cloud's every tree,
-    whose summaries then take no statement at all). ``trees``: {root
-    id: [ProviderRow]} of the trees whose providers were read already (see
-    :func:`tree_providers`). Returns ({uuid: summary dict}, {rp_id:
-    uuid}): the second names every provider of those trees, hence every
-    provider of the requests.
+    not hold, then the traits. ``childless_roots``: {root id: (uuid,
+    inventories, traits)} of roots without children, from the candidate
+    rows, in ``resobj.search.rows.LoneRoot``'s order: such a tree whose
+    inventories ``figures`` holds all of is not read again (a flat
+    cloud's every tree, whose summaries then take no statement at all).
+    ``trees``: {root id: [ProviderRow]} of the trees whose providers
+    were read already (see :func:`tree_providers`). Returns ({uuid:
+    summary dict}, {rp_id: uuid}): the second names every provider of
+    those trees, hence every provider of the requests.
     """
     summaries, traits_of, uuids, rest = {}, {}, {}, []
     for root_id in root_ids:
@@ -44,14 +44,14 @@ def summaries(context, strategy, root_ids, figures, childless_roots,
         if found is None or resources is None:
             rest.append(root_id)
             continue
-        if len(resources) != found.lone:
+        uuid, inventories, traits = found
+        if len(resources) != inventories:
             rest.append(root_id)
             continue
-        uuid = found.uuid
         uuids[root_id] = uuid
         summaries[uuid] = {
             'resources': resources,
-            'traits': search_rows.trait_names(found.traits),
+            'traits': search_rows.trait_names(traits),
             'parent_provider_uuid': None, 'root_provider_uuid': uuid}
     if not rest:
         return _customs_last(context, summaries), uuids
