@@ -371,8 +371,8 @@ def groups_with_ids(groups, rc_ids):
     """The groups with ``rc_amounts``, those with resources first.
 
     The candidate rows' groups (with resources) come first, then the
-    resourceless ones, the order of :class:`resobj.search.combine.Search`'s
-    groups.
+    resourceless ones, the order of the groups of
+    :class:`resobj.search.index.Plan`.
     """
     groups = [g._replace(rc_amounts={rc_ids[name]: amount for name, amount
                                      in g.resources.items()})
@@ -388,37 +388,63 @@ def bounded_limit(limit):
     return limit
 
 
-class SearchRequest:
-    """One request's groups, values and shared facts, for the statements.
+class ResourcelessGroup(typing.NamedTuple):
+    """A resourceless group and the providers that may serve it.
 
-    ``groups``: those with resources (with ``rc_amounts``);
-    ``trait_ids``: {name: id}; ``names``: {class id: name}; ``served``:
-    {sharing provider id: {root ids it serves}}; ``bare``: the
-    resourceless groups with their providers, [(group, {root id:
-    [rp_id, ...]})] (filled in by the DB API); ``subtrees``: each
-    ``same_subtree`` set as indexes into groups then bare.
+    ``providers_by_root``: {root id: [rp_id, ...]}, the providers that
+    pass its traits and aggregates, under their own roots, as the DB API
+    read them.
     """
 
-    __slots__ = ('groups', 'trait_ids', 'names', 'served', 'shape',
-                 'params', 'root_filter', 'bare', 'subtrees')
+    group: Group
+    providers_by_root: dict
 
-    def __init__(self, groups, trait_ids, tree_roots, names, served,
-                 root_required=(), root_forbidden=(), bare=(),
-                 subtrees=()):
-        self.bare = bare
-        self.subtrees = subtrees
-        self.groups = groups
-        self.trait_ids = trait_ids
-        self.names = names
-        self.served = served
-        self.shape = shape(groups)
-        self.root_filter, root_values = root_filter_and_params(
-            trait_ids, root_required, root_forbidden)
-        self.params = dict(params(groups, trait_ids, tree_roots),
-                           **root_values)
+
+class SearchRequest(typing.NamedTuple):
+    """One request's groups, values and shared facts, for the statements.
+
+    Built by :func:`search_request`. ``groups``: those with resources
+    (with ``rc_amounts``); ``resourceless``: the
+    :class:`ResourcelessGroup` tuples; ``subtrees``: each
+    ``same_subtree`` set as indexes into groups then resourceless;
+    ``trait_ids``: {name: id}; ``names``: {class id: name}; ``served``:
+    {sharing provider id: {root ids it serves}}; ``shape``: the groups'
+    GroupShapes; ``root_filter``: the RootFilter of ``root_required``;
+    ``params``: the statements' bound values.
+    """
+
+    groups: tuple
+    resourceless: tuple
+    subtrees: tuple
+    trait_ids: dict
+    names: dict
+    served: dict
+    shape: tuple
+    root_filter: RootFilter
+    params: dict
 
     def spread_traits(self):
         """Trait ids the spread groups require (checked per combination)."""
         return {self.trait_ids[name] for g in self.groups
                 if not g.use_same_provider
                 for any_of in g.required_traits for name in any_of}
+
+
+def search_request(groups, *, trait_ids, tree_roots, names, served,
+                   root_required=(), root_forbidden=(), resourceless=(),
+                   subtrees=()):
+    """The :class:`SearchRequest` of ``groups``, names looked up.
+
+    ``groups``: those with resources (with ``rc_amounts``);
+    ``tree_roots``: {in_tree provider uuid: its root id};
+    ``root_required`` / ``root_forbidden``: trait names; the other
+    arguments are the fields of the same names.
+    """
+    groups = tuple(groups)
+    root_filter, root_values = root_filter_and_params(
+        trait_ids, root_required, root_forbidden)
+    return SearchRequest(
+        groups=groups, resourceless=tuple(resourceless),
+        subtrees=tuple(subtrees), trait_ids=trait_ids, names=names,
+        served=served, shape=shape(groups), root_filter=root_filter,
+        params=dict(params(groups, trait_ids, tree_roots), **root_values))

@@ -1,6 +1,6 @@
 """The search's answer: allocation requests and provider summaries.
 
-:class:`resobj.search.combine.Search` finds requests as provider and
+:func:`resobj.search.combine.requests` finds requests as provider and
 class ids (:class:`WholeRequest`, :class:`Combination`); once the
 summaries have read the uuids, :func:`as_returned` writes them with
 uuids and class names, the plain values the DB API returns:

@@ -9,8 +9,11 @@ groups and the parents of the trees, if asked; then the summaries of
 the trees the requests use (:mod:`.candidate_summary`). The
 statements come from :mod:`resobj.search.statements`, chosen by the
 backend's strategy
-(``resobj.db.backends.for_dialect(...).candidate_strategy()``); the
-rows go to :class:`resobj.search.combine.Search`, which combines them in
+(``resobj.db.backends.for_dialect(...).candidate_strategy()``). A
+search is a pipeline (:func:`_search`): each reading, in a fixed order
+(the rows, the sharing providers' own aggregates, the trees' parents,
+the trait links), goes to a pure function of :mod:`resobj.search.index`
+and then :mod:`resobj.search.combine`, which combines the rows in
 Python per tree root, stopping at ``limit``.
 
 Groups are :class:`resobj.search.request.Group` tuples; results are
@@ -32,6 +35,7 @@ from resobj.db import facade
 from resobj.db import provider_sql as sql
 from resobj import exception
 from resobj.search import combine
+from resobj.search import index as search_index
 from resobj.search import request as search_request
 from resobj.search import rows as search_rows
 from resobj.search import shapes
@@ -133,10 +137,11 @@ def _has_candidates_alone(context, request_group, root_required,
     except exception.ResourceProviderNotFound:
         # An unknown in_tree provider: no tree to search.
         return False
-    (_group, by_root), = _resourceless(
+    resourceless, = _resourceless(
         context, search_request.groups_with_ids([request_group], rc_ids),
         trait_ids, tree_roots)
-    ids = {rp_id for rp_ids in by_root.values() for rp_id in rp_ids}
+    ids = {rp_id for rp_ids in resourceless.providers_by_root.values()
+           for rp_id in rp_ids}
     root_filter, values = search_request.root_filter_and_params(
         trait_ids, root_required, root_forbidden)
     if not ids or not any(root_filter):
@@ -283,11 +288,12 @@ def _trait_links(context, strategy, provider_ids, trait_ids):
 
 
 def _served_passing(context, request, roots, served=None):
-    """(served, homeless): the sharing providers under ``root_required``.
+    """The :class:`resobj.search.index.Sharing` under ``root_required``.
 
-    ``served``: {sharing provider id: the roots it serves that pass};
-    ``homeless``: the sharing providers whose own root does not pass
-    (they still serve the trees of other roots). One statement, and only
+    Its ``served``: {sharing provider id: the roots it serves that
+    pass}; ``root_filtered_out``: the sharing providers whose own root
+    does not pass (they still serve the trees of other roots). One
+    statement, and only
     for the whole cloud's search: a window's roots passed root_required
     already (see ``anchors.anchor_roots``), and the search keeps to
     them. ``served``: the window's (see :func:`_window_served`) rather
@@ -296,21 +302,21 @@ def _served_passing(context, request, roots, served=None):
     if served is None:
         served = request.served
     if roots is not None or not served or not any(request.root_filter):
-        return served, frozenset()
+        return search_index.Sharing(served)
     ids = set(served).union(*served.values())
     passing = set(utils.execute(
         context, anchors.root_passing(request.root_filter),
         dict(request.params, ids=sorted(ids))).scalars().all())
-    return ({sharer: anchors_ & passing
-             for sharer, anchors_ in served.items()},
-            frozenset(served).difference(passing))
+    return search_index.Sharing(
+        {sharer: anchors_ & passing for sharer, anchors_ in served.items()},
+        frozenset(served).difference(passing))
 
 
 def _own_aggregates(context, request, held_back):
     """{group index: the ids of ``held_back``'s that are in its aggregates}.
 
     ``held_back``: {group index: sharing provider ids}
-    (:meth:`resobj.search.combine.Search.sharers_to_check`). Observed in
+    (:func:`resobj.search.index.sharers_to_check`). Observed in
     placement 16.0.0: in a group that may spread over a tree and has
     ``member_of`` sets, a sharing provider serves another root's tree
     only when it is itself in an aggregate of each set; its root's
@@ -330,7 +336,7 @@ def _own_aggregates(context, request, held_back):
 
 
 def _resourceless(context, groups, trait_ids, tree_roots):
-    """[(group, {root id: [rp_id, ...]})] of the resourceless ``groups``.
+    """[ResourcelessGroup] of the resourceless ``groups``.
 
     One statement for all; none for a group that no provider can serve
     (see :func:`resobj.search.request.matches_nothing`). A group's
@@ -348,63 +354,78 @@ def _resourceless(context, groups, trait_ids, tree_roots):
                 search_request.params(searched, trait_ids,
                                       tree_roots)).all():
             found[searched[index].suffix][root_id].append(rp_id)
-    return [(group, {root: sorted(ids)
-                     for root, ids in found[group.suffix].items()})
-            for group in groups]
+    return [
+        search_request.ResourcelessGroup(
+            group, {root: sorted(ids)
+                    for root, ids in found[group.suffix].items()})
+        for group in groups]
+
+
+class _Read(typing.NamedTuple):
+    """One search's combination input, and the trees it read.
+
+    ``search``: a :class:`resobj.search.combine.Search`; ``trees``:
+    {root id: [row]} of the anchors' trees' providers, read for their
+    parents (``same_subtree`` only), which the summaries use again.
+    """
+
+    search: combine.Search
+    trees: dict
 
 
 def _search(context, strategy, request, roots=None, window=None,
             served=None):
-    """A Search over the candidate rows (see :func:`_rows_statement`).
+    """The :class:`_Read` of the candidate rows (see :func:`_rows_statement`).
 
-    ``served``: see :func:`_served_passing`.
+    Reads, in this order, each only when the request needs it: the
+    rows; the own aggregates of the sharing providers held back; the
+    parents of the anchors' trees; the trait links of the providers a
+    combination may use. ``served``: see :func:`_served_passing`.
     """
-    served, homeless = _served_passing(context, request, roots, served)
+    plan = search_index.plan(request)
+    sharing = _served_passing(context, request, roots, served)
     rows, layout = _candidate_rows(context, strategy, request, roots,
                                    window)
-    search = combine.Search(
-        request.groups, rows, layout, served, request.names, roots,
-        homeless, request.bare, request.subtrees)
-    held_back = search.sharers_to_check()
+    indexed = search_index.index_rows(plan, rows, layout, sharing, roots)
+    held_back = search_index.sharers_to_check(indexed)
     if held_back:
-        search.serve_other_trees(_own_aggregates(context, request,
-                                                 held_back))
+        indexed = search_index.serve_other_trees(
+            indexed, _own_aggregates(context, request, held_back))
+    trees, parents = {}, {}
     if request.subtrees:
         # The trees of the roots that may anchor a request (the roots of
         # the resourceless groups' providers are among them): their
         # parents for the combination, and the rows the summaries of
         # those trees need, read once.
-        anchored = search.anchors()
+        anchored = search_index.anchors(indexed)
         if anchored:
-            search.trees = candidate_summary.tree_providers(
-                context, strategy, anchored)
-            search.parent = {row.id: row.parent_provider_id
-                             for rows in search.trees.values()
-                             for row in rows}
+            trees = candidate_summary.tree_providers(context, strategy,
+                                                     anchored)
+            parents = {row.id: row.parent_provider_id
+                       for rows in trees.values() for row in rows}
+    links = {}
     spread_traits = request.spread_traits()
-    # A root that takes the group alone, or gives no request, was
-    # checked on its row's traits: only the providers a combination may
-    # use need their links read.
-    combined = [rp for rp in search.root if rp not in search.decided] \
+    combined = search_index.providers_to_combine(indexed) \
         if spread_traits else ()
     if combined:
-        search.require_traits(request.trait_ids, _trait_links(
-            context, strategy, combined, spread_traits))
-    return search
+        links = _trait_links(context, strategy, combined, spread_traits)
+    return _Read(combine.Search(plan, indexed, parents, links), trees)
 
 
 def _window_search(context, strategy, request, window):
-    """(Search, roots) of the candidate roots of ``window``.
+    """(_Read, roots) of the candidate roots of ``window``.
 
     ``roots``: those roots, in id order (fewer than ``window.count``
-    when no more are left; Search None when there are none).
+    when no more are left; _Read None when there are none).
     """
     if strategy.anchored_window and not request.served:
-        search = _search(context, strategy, request, window=window)
-        # The roots of the window's rows (every row's provider is in
-        # ``known``), not of the resourceless groups' providers, which
+        read = _search(context, strategy, request, window=window)
+        # The roots of the window's rows (every row's provider has
+        # figures), not of the resourceless groups' providers, which
         # are read for every root: the next window starts after these.
-        return search, sorted({search.root[rp] for rp in search.known})
+        indexed = read.search.indexed
+        return read, sorted({indexed.root_of[rp]
+                             for rp in indexed.figures})
     roots = utils.execute(context, *_anchor_statement(
         strategy, request, window.after, window.count)).scalars().all()
     if not roots:
@@ -439,14 +460,15 @@ def _request(context, groups, root_required, root_forbidden, same_subtree,
     groups = search_request.groups_with_ids(groups, rc_ids)
     resourced = [g for g in groups if g.resources]
     index = {g.suffix: n for n, g in enumerate(groups)}
-    return search_request.SearchRequest(
-        resourced, trait_ids, tree_roots,
-        {rc_id: name for name, rc_id in rc_ids.items()}, served,
-        root_required, root_forbidden,
-        _resourceless(context, groups[len(resourced):], trait_ids,
-                      tree_roots),
-        [frozenset(index[suffix] for suffix in suffixes)
-         for suffixes in same_subtree])
+    return search_request.search_request(
+        resourced, trait_ids=trait_ids, tree_roots=tree_roots,
+        names={rc_id: name for name, rc_id in rc_ids.items()},
+        served=served, root_required=root_required,
+        root_forbidden=root_forbidden,
+        resourceless=_resourceless(context, groups[len(resourced):],
+                                   trait_ids, tree_roots),
+        subtrees=[frozenset(index[suffix] for suffix in suffixes)
+                  for suffixes in same_subtree])
 
 
 @facade.reader
@@ -491,30 +513,36 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     isolate = group_policy == 'isolate'
     seen = set()
     if limit is None:
-        search = _search(context, strategy, request)
-        found = search.requests(None, isolate, allow_nested, seen)
-        used_roots, known, lone = search.used_roots, search.known, search.lone
-        trees, elsewhere = search.trees, search.mapped_elsewhere
+        read = _search(context, strategy, request)
+        indexed = read.search.indexed
+        whole_cloud = combine.requests(read.search, None, isolate,
+                                       allow_nested, seen)
+        found, used_roots = whole_cloud.requests, whole_cloud.used_roots
+        mapped_outside = whole_cloud.mapped_outside
+        figures, childless_roots = indexed.figures, indexed.childless_roots
+        trees = read.trees
     else:
         # Tree by tree in root id order: a window of candidate roots, the
         # rows of those trees only, and a wider window only if the first
         # did not give ``limit`` requests (some roots pass the per-class
         # test yet give no request).
-        found, used_roots, known, lone, trees = [], set(), {}, {}, {}
-        elsewhere = set()
+        found, used_roots, figures, childless_roots, trees = (
+            [], set(), {}, {}, {})
+        mapped_outside = set()
         window = _Window(0, limit)
         while len(found) < limit:
-            search, roots = _window_search(context, strategy, request,
-                                           window)
+            read, roots = _window_search(context, strategy, request,
+                                         window)
             if not roots:
                 break
-            found += search.requests(limit - len(found), isolate,
-                                     allow_nested, seen)
-            used_roots |= search.used_roots
-            elsewhere |= search.mapped_elsewhere
-            known.update(search.known)
-            lone.update(search.lone)
-            trees.update(search.trees)
+            in_window = combine.requests(read.search, limit - len(found),
+                                         isolate, allow_nested, seen)
+            found += in_window.requests
+            used_roots |= in_window.used_roots
+            mapped_outside |= in_window.mapped_outside
+            figures.update(read.search.indexed.figures)
+            childless_roots.update(read.search.indexed.childless_roots)
+            trees.update(read.trees)
             if len(roots) < window.count:
                 break
             window = _Window(roots[-1], min(window.count * 2,
@@ -522,13 +550,13 @@ def get_candidates(context, groups, limit=None, group_policy=None,
     if not found:
         return {'allocation_requests': [], 'provider_summaries': {}}
     summaries, uuids = candidate_summary.summaries(
-        context, strategy, used_roots, known, lone, trees)
-    elsewhere.difference_update(uuids)
-    if elsewhere:
+        context, strategy, used_roots, figures, childless_roots, trees)
+    mapped_outside.difference_update(uuids)
+    if mapped_outside:
         # Providers a resourceless group maps to outside the summarised
         # trees: named in the requests, not summarised.
         uuids.update(utils.execute(context, lookups.provider_uuids(),
-                                   {'ids': sorted(elsewhere)}).all())
+                                   {'ids': sorted(mapped_outside)}).all())
     whole = dict(sorted((request.names[rc_id], amount) for rc_id, amount
                         in request.groups[0].rc_amounts.items()))
     found = shapes.as_returned(found, uuids, request.names, whole)
@@ -563,8 +591,9 @@ def _usual_requests():
             group = _usual_group(range(classes), forbidden)
             names = {rc_id: str(rc_id) for rc_id in range(classes)}
             for served in ({}, {1: {1}}):
-                yield search_request.SearchRequest(
-                    [group], {'forbidden': 1}, {}, names, served)
+                yield search_request.search_request(
+                    [group], trait_ids={'forbidden': 1}, tree_roots={},
+                    names=names, served=served)
 
 
 # What warm_connection runs: the classes of a flavor (one, two or all
@@ -602,9 +631,9 @@ def warm_connection(context):
                                pairs=False)
             # Negative ids: no class has one.
             fake = {-1 - n: name for n, name in enumerate(names)}
-            request = search_request.SearchRequest(
-                [_usual_group(fake, forbidden)], trait_ids, {}, fake,
-                served)
+            request = search_request.search_request(
+                [_usual_group(fake, forbidden)], trait_ids=trait_ids,
+                tree_roots={}, names=fake, served=served)
             _search(context, strategy, request)
             _window_search(context, strategy, request, _Window(0, 1))
             # The window finds no root to ask about: ask about none.

@@ -20,26 +20,27 @@ from resobj.search.statements import summaries as summary_statements
 
 
 @facade.reader
-def summaries(context, strategy, root_ids, known, lone, trees=None):
+def summaries(context, strategy, root_ids, figures, childless_roots,
+              trees=None):
     """Summaries of every provider in the trees of ``root_ids``.
 
     The providers and their inventory counts, then only the inventories
-    that ``known`` (the candidate rows' {rp_id: {class name:
+    that ``figures`` (the candidate rows' {rp_id: {class name:
     {'capacity', 'used'}}}, whose dicts become the summaries' own) does
-    not hold, then the traits. ``lone``: {root id: (uuid, inventories,
-    traits)} of roots without children, from the candidate rows (see
-    ``resobj.search.rows.LoneRoot``): such a tree whose inventories
-    ``known`` holds all of is not read again (a flat cloud's every tree,
-    whose summaries then take no statement at all). ``trees``: {root
-    id: [ProviderRow]} of the trees whose providers were read already (see
-    :func:`tree_providers`). Returns ({uuid: summary dict}, {rp_id:
-    uuid}): the second names every provider of those trees, hence every
-    provider of the requests.
+    not hold, then the traits. ``childless_roots``: {root id: (uuid,
+    inventories, traits)} of roots without children, from the candidate
+    rows, in ``resobj.search.rows.LoneRoot``'s order: such a tree whose
+    inventories ``figures`` holds all of is not read again (a flat
+    cloud's every tree, whose summaries then take no statement at all).
+    ``trees``: {root id: [ProviderRow]} of the trees whose providers
+    were read already (see :func:`tree_providers`). Returns ({uuid:
+    summary dict}, {rp_id: uuid}): the second names every provider of
+    those trees, hence every provider of the requests.
     """
     summaries, traits_of, uuids, rest = {}, {}, {}, []
     for root_id in root_ids:
-        found = lone.get(root_id)
-        resources = known.get(root_id)
+        found = childless_roots.get(root_id)
+        resources = figures.get(root_id)
         if found is None or resources is None:
             rest.append(root_id)
             continue
@@ -66,7 +67,7 @@ def summaries(context, strategy, root_ids, known, lone, trees=None):
     uuids.update((row.id, row.uuid) for row in rows)
     missing = []
     for row in rows:
-        resources = known.get(row.id)
+        resources = figures.get(row.id)
         if resources is None:
             resources = {}
         if len(resources) != row.inventories:

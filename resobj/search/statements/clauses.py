@@ -128,7 +128,7 @@ def sharer_in_own_aggregates(i, group_shape):
     another root's tree only when it is itself in an aggregate of each
     set: its root's aggregates count in its own tree only, as for any
     provider there (placement 16.0.0, observed black-box; see
-    :meth:`resobj.search.combine.Search.sharers_to_check`).
+    :func:`resobj.search.index.sharers_to_check`).
     """
     return [sql.in_aggregates(list_param('agg_%d_%d' % (i, n)),
                               through_root=False)

@@ -1,6 +1,7 @@
-"""Search: the candidate rows combined into requests, without a database."""
+"""The candidate rows indexed and combined into requests, no database."""
 
 from resobj.search import combine
+from resobj.search import index
 from resobj.search import request
 from resobj.search import rows
 from resobj.search import shapes
@@ -23,41 +24,50 @@ def group(amounts, suffix='', same=False):
                          rc_amounts=amounts)
 
 
+def indexed(groups, found, layout=LAYOUT, served=None, trait_ids=None):
+    """The plan of ``groups`` and ``found`` rows indexed."""
+    plan = index.plan(request.search_request(
+        groups, trait_ids=trait_ids or {}, tree_roots={}, names=NAMES,
+        served=served or {}))
+    return plan, index.index_rows(plan, found, layout,
+                                  index.Sharing(served or {}))
+
+
 def row(rp, root, vcpu=None, disk=None, grp=0, lone=()):
     return (grp, rp, root, vcpu, 0 if vcpu else None, 16,
             disk, 0 if disk else None, 100) + tuple(lone)
 
 
 class TestInOneSubtree(base.TestCase):
-    """Search.in_one_subtree over a tree given by its parents."""
+    """in_one_subtree over a tree given by its parents."""
 
-    def setUp(self):
-        super().setUp()
-        self.search = combine.Search([group({VCPU: 1})], [], LAYOUT, {},
-                                     NAMES)
-        # 1 is the root; 2 and 3 its children; 4 under 2; 5 a root.
-        self.search.parent = {1: None, 2: 1, 3: 1, 4: 2, 5: None}
+    # 1 is the root; 2 and 3 its children; 4 under 2; 5 a root.
+    PARENTS = {1: None, 2: 1, 3: 1, 4: 2, 5: None}
+
+    def in_one(self, providers):
+        return combine.in_one_subtree(self.PARENTS, providers)
 
     def test_one_provider_is_its_own_subtree(self):
-        self.assertTrue(self.search.in_one_subtree({4}))
+        self.assertTrue(self.in_one({4}))
 
     def test_an_ancestor_of_all_the_others(self):
-        self.assertTrue(self.search.in_one_subtree({2, 4}))
-        self.assertTrue(self.search.in_one_subtree({1, 3, 4}))
+        self.assertTrue(self.in_one({2, 4}))
+        self.assertTrue(self.in_one({1, 3, 4}))
 
     def test_siblings_and_cousins_are_not(self):
-        self.assertFalse(self.search.in_one_subtree({2, 3}))
-        self.assertFalse(self.search.in_one_subtree({3, 4}))
-        self.assertFalse(self.search.in_one_subtree({1, 5}))
+        self.assertFalse(self.in_one({2, 3}))
+        self.assertFalse(self.in_one({3, 4}))
+        self.assertFalse(self.in_one({1, 5}))
 
 
 class TestRequests(base.TestCase):
 
     def search(self, groups, found, layout=LAYOUT, served=None):
-        return combine.Search(groups, found, layout, served or {}, NAMES)
+        plan, rows_indexed = indexed(groups, found, layout, served)
+        return combine.Search(plan, rows_indexed, {}, {})
 
     def requests(self, search, limit=None):
-        return search.requests(limit, False, True, set())
+        return combine.requests(search, limit, False, True, set()).requests
 
     def test_one_provider_with_every_class_takes_the_group_whole(self):
         search = self.search([group({VCPU: 1, DISK: 5})],
@@ -68,7 +78,7 @@ class TestRequests(base.TestCase):
         self.assertEqual({10: {'VCPU': {'capacity': 8, 'used': 0},
                                'DISK_GB': {'capacity': 50, 'used': 0}},
                           20: {'VCPU': {'capacity': 8, 'used': 0}}},
-                         search.known)
+                         search.indexed.figures)
 
     def test_a_spread_group_combines_the_providers_of_one_tree(self):
         spread = group({VCPU: 1, DISK: 5})
@@ -90,14 +100,17 @@ class TestRequests(base.TestCase):
             [spread], [row(1, 1, vcpu=8, disk=50, lone=('u1', 2, 'A,B')),
                        row(2, 2, vcpu=8, lone=('u2', 2, None))],
             layout=LONE_LAYOUT)
+        childless = search.indexed.childless_roots
         self.assertEqual({1: ('u1', 2, 'A,B'), 2: ('u2', 2, None)},
-                         search.lone)
+                         childless)
         # Root 2 lacks disk: no request, and no per-class option either.
-        self.assertEqual({}, search.options[0][VCPU])
+        self.assertEqual(({}, {}), search.indexed.options[0])
+        self.assertEqual(frozenset({1}), search.indexed.whole_roots)
+        self.assertEqual(frozenset({1, 2}), search.indexed.settled_roots)
         self.assertEqual([shapes.WholeRequest('', 1)],
                          self.requests(search))
         self.assertEqual(['A', 'B'],
-                         rows.LoneRoot._make(search.lone[1]).trait_list())
+                         rows.LoneRoot._make(childless[1]).trait_list())
 
     def test_a_sharing_provider_serves_the_roots_it_shares_with(self):
         spread = group({VCPU: 1, DISK: 5})
@@ -105,11 +118,11 @@ class TestRequests(base.TestCase):
             [spread], [row(1, 1, vcpu=8), row(2, 2, vcpu=8),
                        row(9, 9, disk=500)],
             served={9: {1, 2, 9}})
-        found = self.requests(search)
+        found = combine.requests(search, None, False, True, set())
         self.assertEqual(
             [((1, VCPU, 1), (9, DISK, 5)), ((2, VCPU, 1), (9, DISK, 5))],
-            [request.items for request in found])
-        self.assertEqual({1, 2, 9}, search.used_roots)
+            [request.items for request in found.requests])
+        self.assertEqual({1, 2, 9}, found.used_roots)
 
     def test_a_sharing_provider_under_a_root_waits_for_its_aggregates(self):
         # Sharing provider 2 (VCPU) is a child of root 1 and serves root
@@ -117,22 +130,22 @@ class TestRequests(base.TestCase):
         spread = group({VCPU: 1, DISK: 5})._replace(member_of=[{'agg'}])
         found = [row(1, 1, disk=50), row(2, 1, vcpu=8), row(3, 3, disk=50)]
         served = {2: {1, 3}}
-        search = self.search([spread], found, served=served)
-        self.assertEqual({0: {2}}, search.sharers_to_check())
-        search.serve_other_trees({0: frozenset()})
+        _plan, held = indexed([spread], found, served=served)
+        self.assertEqual({0: {2}}, index.sharers_to_check(held))
         # Not in them itself: its own tree only.
-        self.assertEqual([1], search.anchors())
-        search = self.search([spread], found, served=served)
-        search.serve_other_trees({0: frozenset({2})})
-        self.assertEqual([1, 3], search.anchors())
-        self.assertEqual({}, search.sharers_to_check())
+        self.assertEqual([1], index.anchors(
+            index.serve_other_trees(held, {0: frozenset()})))
+        served_too = index.serve_other_trees(held, {0: frozenset({2})})
+        self.assertEqual([1, 3], index.anchors(served_too))
+        self.assertEqual({}, index.sharers_to_check(served_too))
+        # The index it was given is left as it was.
+        self.assertEqual([1], index.anchors(held))
         # A root that shares, or a group without member_of: no test.
-        self.assertEqual({}, self.search(
+        self.assertEqual({}, index.sharers_to_check(indexed(
             [spread], [row(2, 2, vcpu=8), row(3, 3, disk=50)],
-            served={2: {2, 3}}).sharers_to_check())
-        self.assertEqual({}, self.search(
-            [group({VCPU: 1, DISK: 5})], found,
-            served=served).sharers_to_check())
+            served={2: {2, 3}})[1]))
+        self.assertEqual({}, index.sharers_to_check(indexed(
+            [group({VCPU: 1, DISK: 5})], found, served=served)[1]))
 
     def test_two_groups_on_one_provider_must_fit_together(self):
         first = group({VCPU: 6}, suffix='1', same=True)
@@ -156,9 +169,11 @@ class TestRequests(base.TestCase):
                  row(3, 3, vcpu=8, disk=50), row(9, 9, disk=500)]
         served = {9: {1, 2}}
         ways = {}
+        plan, rows_indexed = indexed([spread], found, served=served,
+                                     trait_ids={'T': 7})
         for holders in ((1,), (9,), (), (2, 3)):
-            search = self.search([spread], found, served=served)
-            search.require_traits({'T': 7}, {rp: {7} for rp in holders})
+            search = combine.Search(plan, rows_indexed, {},
+                                    {rp: {7} for rp in holders})
             ways[holders] = [request.items if type(request) is
                              shapes.Combination else request.provider
                              for request in self.requests(search)]

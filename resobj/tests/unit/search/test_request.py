@@ -47,10 +47,10 @@ class TestRequest(base.TestCase):
             request.params(groups, {'X': 11}, {'t': 40}))
 
     def test_root_filter(self):
-        found = request.SearchRequest(
+        found = request.search_request(
             request.groups_with_ids([spec('', {'VCPU': 1})], {'VCPU': 0}),
-            {'A': 1, 'B': 2}, {}, {0: 'VCPU'}, {}, root_required={'A'},
-            root_forbidden={'B'})
+            trait_ids={'A': 1, 'B': 2}, tree_roots={}, names={0: 'VCPU'},
+            served={}, root_required={'A'}, root_forbidden={'B'})
         self.assertEqual(request.RootFilter(True, True), found.root_filter)
         self.assertEqual(([1], 1, [2]), (
             found.params['root_traits'], found.params['root_trait_count'],
