@@ -26,7 +26,6 @@ import sqlalchemy as sa
 
 from resobj import _oslo_messaging
 from resobj.compute import rpcapi as compute_rpcapi
-from resobj import objects
 from resobj import rpc
 from resobj.tests import backends
 from resobj.tests import base
@@ -144,21 +143,10 @@ class FaultTestCase(base.TestCase):
     def transport_url(self):
         return backends.transport_url()
 
-    def flavor(self, name, vcpus, memory_mb, root_gb):
-        flavor = objects.Flavor(self.context, flavorid=name, name=name,
-                                vcpus=vcpus, memory_mb=memory_mb,
-                                root_gb=root_gb, ephemeral_gb=0, swap=0)
-        flavor.create()
-        return flavor
-
-    def instance(self, flavor):
-        instance = objects.Instance(
-            self.context, uuid=uuidutils.generate_uuid(),
-            project_id='project-a', user_id='user-a', vm_state='building',
-            vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
-            root_gb=flavor.root_gb, ephemeral_gb=0, flavor=flavor)
-        instance.create()
-        return instance
+    # Flavors and instances made as the conductor tests make them (both
+    # read only self.context).
+    flavor = conductors.ConductorTestCase.flavor
+    instance = conductors.ConductorTestCase.instance
 
     def claimed(self):
         """{instance uuid: VCPU allocated}, read in PostgreSQL."""
