@@ -126,6 +126,7 @@ class ComputeTimeout(ResobjException):
                'within %(timeout)s s')
 
 
+@new_since_n_minus_1
 class ComputeUnavailable(ResobjException):
     msg_fmt = ('Cannot reach the compute service of %(host)s for '
                '%(method)s: %(reason)s; it was not carried out')
