@@ -10,6 +10,7 @@ import functools
 import importlib
 import logging as py_logging
 
+from kombu import exceptions as kombu_exceptions
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
@@ -245,6 +246,12 @@ def call(cctxt, context, method, **kwargs):
     """
     try:
         return cctxt.call(context, method, **kwargs)
+    except kombu_exceptions.OperationalError as exc:
+        # oslo.messaging's RabbitMQ driver lets kombu's error through
+        # when a connection it opens anew cannot reach the broker; the
+        # callers handle an unreachable broker as MessageDeliveryFailure.
+        raise messaging.MessageDeliveryFailure(
+            'Cannot reach the message broker: %s' % exc) from exc
     except exception.ResobjException as exc:
         local = _as_raised(exc)
         if local is exc:

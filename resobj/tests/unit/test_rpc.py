@@ -117,6 +117,21 @@ class TestRPC(_FakeTransportCase):
                           context.RequestContext(), 'echo', value=1)
         self.assertLess(time.monotonic() - started, 30)
 
+    def test_a_driver_error_on_a_new_connection_is_a_delivery_failure(self):
+        # What oslo.messaging's RabbitMQ driver raises when a connection
+        # it opens anew is reset: resobj's callers handle it as the
+        # broker out of reach.
+        class Unreachable:
+            def call(self, ctxt, method, **kwargs):
+                raise kombu_exceptions.OperationalError(
+                    '[Errno 104] Connection reset by peer')
+
+        exc = self.assertRaises(messaging.MessageDeliveryFailure, rpc.call,
+                                Unreachable(), context.RequestContext(),
+                                'echo')
+        self.assertIn('Cannot reach the message broker: [Errno 104]',
+                      str(exc))
+
     def test_call_carries_the_context(self):
         client = self._serve()
         ctxt = context.RequestContext(user_id='u1', read_deleted='yes')
