@@ -11,7 +11,6 @@ import threading
 import time
 
 import fixtures
-import sqlalchemy as sa
 
 from resobj import objects
 from resobj.objects import compute_node as cn_obj
@@ -32,34 +31,6 @@ class LostCallTestCase(test_service.ConductorTestCase):
         super().setUp()
         self.client_log = self.useFixture(fixtures.FakeLogger(
             name='resobj.conductor.rpcapi', format='%(message)s'))
-
-    def hold_provider(self, conn, provider):
-        """Lock ``provider``'s row on ``conn``: claims on it wait."""
-        conn.execute(sa.text(
-            'SELECT * FROM resource_providers WHERE uuid = :uuid '
-            'FOR UPDATE'), {'uuid': provider})
-
-    def wait_for_lock_waiters(self, count=1):
-        deadline = time.monotonic() + 20
-        while self.conductors.scalar(
-                "SELECT count(*) FROM pg_stat_activity WHERE "
-                "wait_event_type = 'Lock' AND datname = "
-                "current_database()") < count:
-            self.assertLess(time.monotonic(), deadline,
-                            'no call reached the lock')
-            time.sleep(0.05)
-
-    def claim_in_thread(self, tracker, inst):
-        failures = []
-
-        def claim():
-            try:
-                tracker.instance_claim(self.context, inst)
-            except Exception as exc:  # noqa: B902 - recorded, asserted
-                failures.append(exc)
-        caller = threading.Thread(target=claim)
-        caller.start()
-        return caller, failures
 
     def generation(self, provider):
         return self.conductors.scalar(

@@ -22,11 +22,8 @@ from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional import db_base
 
 
-class TestConductorManager(db_base.DBTestCase):
-
-    # The endpoint logic is the same on every backend; the backends' own
-    # behaviour is covered by the object tests.
-    scenarios = db_base.BACKEND_SCENARIOS[:1]
+class ManagerTestCase(db_base.DBTestCase):
+    """A conductor's endpoint over a fresh database, called directly."""
 
     def setUp(self):
         super().setUp()
@@ -35,6 +32,13 @@ class TestConductorManager(db_base.DBTestCase):
         conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
         self.manager = manager.ConductorManager(conf)
         self.serializer = rpc.RequestContextSerializer()
+
+
+class TestConductorManager(ManagerTestCase):
+
+    # The endpoint logic is the same on every backend; the backends' own
+    # behaviour is covered by the object tests.
+    scenarios = db_base.BACKEND_SCENARIOS[:1]
 
     def call(self, method, *args):
         """``method`` as the RPC server runs it: what the caller gets.
@@ -280,20 +284,12 @@ class TestConductorManager(db_base.DBTestCase):
         self.assertEqual(service_obj.SERVICE_VERSION, self.recorded())
 
 
-class TestKeyedCalls(db_base.DBTestCase):
+class TestKeyedCalls(ManagerTestCase):
     """Calls with an idempotency key (RPC 1.1), repeated as a caller does.
 
     On every backend: a repeat runs in its own transaction, which the
     key's row refuses.
     """
-
-    def setUp(self):
-        super().setUp()
-        objects.register_all()
-        rc_db.ensure_sync(self.context)
-        conf = self.useFixture(resobj_fixtures.ConfFixture()).conf
-        self.manager = manager.ConductorManager(conf)
-        self.serializer = rpc.RequestContextSerializer()
 
     def wire(self, value):
         """``value`` as the other side of a call receives it."""

@@ -175,6 +175,34 @@ class ConductorTestCase(base.TestCase):
                 'WHERE c.uuid = :uuid'), {'uuid': consumer}).all()
         return {name: used for name, used in rows}
 
+    def hold_provider(self, conn, provider):
+        """Lock ``provider``'s row on ``conn``: claims on it wait."""
+        conn.execute(sa.text(
+            'SELECT * FROM resource_providers WHERE uuid = :uuid '
+            'FOR UPDATE'), {'uuid': provider})
+
+    def wait_for_lock_waiters(self, count=1):
+        deadline = time.monotonic() + 20
+        while self.conductors.scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE "
+                "wait_event_type = 'Lock' AND datname = "
+                "current_database()") < count:
+            self.assertLess(time.monotonic(), deadline,
+                            'no call reached the lock')
+            time.sleep(0.05)
+
+    def claim_in_thread(self, tracker, inst):
+        failures = []
+
+        def claim():
+            try:
+                tracker.instance_claim(self.context, inst)
+            except Exception as exc:  # noqa: B902 - recorded, asserted
+                failures.append(exc)
+        caller = threading.Thread(target=claim)
+        caller.start()
+        return caller, failures
+
 
 class TestNodeWithoutDatabase(ConductorTestCase):
 
@@ -277,26 +305,9 @@ class TestConductorFailures(ConductorTestCase):
         # Hold the provider's row so that the conductor's claim blocks in
         # its transaction, then kill the conductor there.
         with self.conductors.engine.connect() as conn:
-            conn.execute(sa.text(
-                'SELECT * FROM resource_providers WHERE uuid = :uuid '
-                'FOR UPDATE'), {'uuid': tracker.provider})
-            failures = []
-
-            def claim():
-                try:
-                    tracker.instance_claim(self.context, inst)
-                except Exception as exc:  # noqa: B902 - recorded, asserted
-                    failures.append(exc)
-            caller = threading.Thread(target=claim)
-            caller.start()
-            deadline = time.monotonic() + 20
-            while not self.conductors.scalar(
-                    "SELECT count(*) FROM pg_stat_activity WHERE "
-                    "wait_event_type = 'Lock' AND datname = "
-                    "current_database()"):
-                self.assertLess(time.monotonic(), deadline,
-                                'the claim never reached the lock')
-                time.sleep(0.05)
+            self.hold_provider(conn, tracker.provider)
+            caller, failures = self.claim_in_thread(tracker, inst)
+            self.wait_for_lock_waiters()
             conductor.kill()
             caller.join(30)
             conn.rollback()
