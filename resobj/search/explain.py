@@ -28,7 +28,7 @@ import typing
 
 import sqlalchemy as sa
 
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj.search import request as search_request
 from resobj.search.statements import clauses as cl
 

@@ -25,11 +25,11 @@ however many allocations exist:
 
 Before these, one statement resolves the write's names and uuids to ids
 (:func:`_ids`); on PostgreSQL it also inserts a new consumer whose
-owners exist, in a WITH (:func:`allocation_sql.create_consumer_query`),
+owners exist, in a WITH (:func:`sql.allocation.create_consumer_query`),
 another round trip fewer for a claim. There, the usual claim (a new
 consumer of known owners, on known providers and classes, that fits)
 is first tried as one statement of its own (:func:`_one_statement_claim`,
-:func:`allocation_sql.claim_query`); these steps run when that statement
+:func:`sql.allocation.claim_query`); these steps run when that statement
 wrote nothing, and word its errors.
 
 Concurrent writers on the same provider therefore cannot both commit: the
@@ -38,7 +38,7 @@ ResourceProviderConcurrentUpdateDetected, rolling its transaction back;
 callers retry that (and deadlocks) with a fresh transaction.
 
 The statements are built once for each length of the lists they bind
-(provider_sql.in_list; a claim's lists are short, and a list longer than
+(sql.resource_provider.in_list; a claim's lists are short, and a list longer than
 MAX_SLOTS is an expanding parameter instead): a claim takes little
 database time, and building and cache-keying SQLAlchemy constructs per
 call, or rendering expanding parameters into the SQL on every
@@ -51,7 +51,6 @@ import functools
 
 import sqlalchemy as sa
 
-from resobj.db import allocation_sql as alloc_sql
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import utils
 from resobj.db import backends
@@ -61,7 +60,8 @@ from resobj.db.models import base
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
-from resobj.db import provider_sql as sql
+from resobj.db.sql import allocation as alloc_sql
+from resobj.db.sql import resource_provider as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__
@@ -83,7 +83,7 @@ def _snapshot(conn, consumer_ids, rows, fresh=False):
     """Step 1: read and check; nothing is written.
 
     ``fresh``: the consumers are new in this transaction (see
-    :func:`allocation_sql.snapshot_query`).
+    :func:`sql.allocation.snapshot_query`).
 
     Raises unless every row fits. Returns ({rp_id: (uuid, generation)}
     for every provider involved, whether the consumers hold any row).
@@ -290,7 +290,7 @@ def _ids(context, requests, create=None):
     id}, 'user': {...}, 'type': {name: id}, 'consumer': {uuid: id},
     'created': {None: id}}. ``create``: a request whose consumer this
     statement inserts if it is new and its owners exist (PostgreSQL;
-    see :func:`allocation_sql.create_consumer_query`); 'created'
+    see :func:`sql.allocation.create_consumer_query`); 'created'
     holds its id then.
     Unknown providers, classes and owners are left out (see
     :func:`_check_known`; a new consumer's owners are created).
@@ -318,7 +318,7 @@ def _ids(context, requests, create=None):
 
 
 def _new_consumer_values(request):
-    """(typed, values): what allocation_sql.create_consumer_query binds.
+    """(typed, values): what sql.allocation.create_consumer_query binds.
 
     For ``request``'s consumer; ``typed``: it has a consumer type.
     """
@@ -421,7 +421,7 @@ def _one_statement_claim(context, requests):
     For one new consumer (generation None: the caller asserts it is new)
     allocating a positive amount of each requested (provider, class),
     each pair once, on a backend whose WITH clauses write: see
-    :func:`resobj.db.allocation_sql.claim_query`. Returns
+    :func:`resobj.db.sql.allocation.claim_query`. Returns
     :func:`replace_all`'s answer ({consumer uuid: 1}, {provider uuid:
     new generation}), or None if it does not apply or the statement
     wrote nothing: the caller then takes the general path in the same

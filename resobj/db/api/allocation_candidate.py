@@ -32,7 +32,7 @@ from resobj.db.api import candidate_summary
 from resobj.db.api import utils
 from resobj.db import backends
 from resobj.db import facade
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj import exception
 from resobj.search import combine
 from resobj.search import index as search_index

@@ -11,7 +11,7 @@ import functools
 from resobj.db.api import allocation_candidate as ac_db
 from resobj.db.api import utils
 from resobj.db import facade
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj.search import explain as search_explain
 from resobj.search import request as search_request
 from resobj.search.statements import lookups

@@ -24,7 +24,7 @@ from resobj.db.models import base
 from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_provider as models
 from resobj.db.models import trait as trait_models
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj import exception
 
 _RP = models.ResourceProvider.__table__

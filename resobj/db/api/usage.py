@@ -27,7 +27,7 @@ from resobj.db.models import inventory as inv_models
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import resource_provider as rp_models
 from resobj.db.models import trait as trait_models
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj import exception
 
 _ALLOC = alloc_models.Allocation.__table__

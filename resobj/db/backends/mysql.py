@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql as mysql_dialect
 
 from resobj.db import outage
-from resobj.db import search_strategy
+from resobj.db.sql import search_strategy
 from resobj import exception
 
 NAME = 'mysql'

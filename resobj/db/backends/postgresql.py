@@ -7,7 +7,7 @@ from sqlalchemy.dialects import postgresql
 
 from resobj.db import intent
 from resobj.db import outage
-from resobj.db import search_strategy
+from resobj.db.sql import search_strategy
 
 NAME = 'postgresql'
 

@@ -9,7 +9,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from resobj.db import _oslo_db
 from resobj.db import intent
-from resobj.db import search_strategy
+from resobj.db.sql import search_strategy
 
 NAME = 'sqlite'
 

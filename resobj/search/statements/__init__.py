@@ -2,7 +2,7 @@
 
 Each function builds the statement of one step for a request *shape*
 (:mod:`resobj.search.request`) and a backend's
-:class:`resobj.db.search_strategy.Strategy`, and is cached per process:
+:class:`resobj.db.sql.search_strategy.Strategy`, and is cached per process:
 building a statement and its cache key costs more than running it on a
 small cloud, and SQLAlchemy's compiled cache then serves its SQL text
 too. Only the DB API (``resobj/db/api/allocation_candidate.py``) runs

@@ -4,8 +4,8 @@ import functools
 
 import sqlalchemy as sa
 
-from resobj.db import provider_sql as sql
-from resobj.db import search_strategy as strategies
+from resobj.db.sql import resource_provider as sql
+from resobj.db.sql import search_strategy as strategies
 from resobj.search.statements import clauses as cl
 
 

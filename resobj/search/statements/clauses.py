@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from resobj.db.models import resource_class as rc_models
 from resobj.db.models import trait as trait_models
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 
 RC = rc_models.ResourceClass.__table__
 TRAIT = trait_models.Trait.__table__
@@ -221,7 +221,7 @@ def with_room(i, n, clauses, *columns):
 
     The clauses limit the providers to a few (one root's tree, a
     window), and the class index is hidden from the planner (see
-    ``provider_sql.room_for``) so that it starts from those providers:
+    ``sql.resource_provider.room_for``) so that it starts from those providers:
     a planner without statistics (PostgreSQL on tables not analysed
     yet) otherwise walks every inventory of the class and keeps the few.
     """

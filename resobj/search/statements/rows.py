@@ -24,8 +24,8 @@ import functools
 
 import sqlalchemy as sa
 
-from resobj.db import provider_sql as sql
-from resobj.db import search_strategy as strategies
+from resobj.db.sql import resource_provider as sql
+from resobj.db.sql import search_strategy as strategies
 from resobj.search.statements import anchors
 from resobj.search.statements import clauses as cl
 
@@ -332,7 +332,7 @@ def _per_provider(i, group_shape, width, clauses, keep_max_unit):
                         row['max_unit_%d' % n], row['step_size_%d' % n],
                         row['usable_%d' % n])
         rooms.append(room)
-        # SQLite's CAST truncates, which is floor (provider_sql.capacity)
+        # SQLite's CAST truncates, which is floor (sql.resource_provider.capacity)
         # for the positive capacity of a provider with room. No function
         # call per value.
         columns += [

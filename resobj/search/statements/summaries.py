@@ -5,7 +5,7 @@ import typing
 
 import sqlalchemy as sa
 
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj.search.statements import clauses as cl
 
 

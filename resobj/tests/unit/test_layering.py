@@ -11,7 +11,7 @@
   combines rows but never runs a statement: it imports neither the DB
   API, the facade nor the backends, reaches no session, and sits below
   the objects; in ``resobj.db`` only the DB API uses it (the backends
-  name their strategies in ``resobj.db.search_strategy``, below it);
+  name their strategies in ``resobj.db.sql.search_strategy``, below it);
 * no module imports one that imports it back, even from inside a
   function (a package's ``__init__`` aside);
 * nothing uses a global ``cfg.CONF``;
@@ -47,6 +47,15 @@ FORBIDDEN = {
                       'resobj.db.outage', 'oslo_db', 'resobj.objects',
                       'resobj.api', 'resobj.compute', 'resobj.cmd',
                       'resobj.rpc', 'resobj.conductor', 'oslo_messaging'),
+}
+# The bottom of the data path and what each may import of resobj.db:
+# the schema imports only itself, table-level SQL the schema and
+# itself, the candidate search those two. Anything else of resobj.db
+# sits above them (the DB API, the facade, the backends).
+BELOW = {
+    'resobj.db.models': ('resobj.db.models',),
+    'resobj.db.sql': ('resobj.db.models', 'resobj.db.sql'),
+    'resobj.search': ('resobj.db.models', 'resobj.db.sql'),
 }
 # The only modules of resobj.db that may import the search, and what
 # of it: the DB API runs its statements, the backends name strategies.
@@ -199,6 +208,35 @@ class TestLayering(base.TestCase):
         for package, forbidden in FORBIDDEN.items():
             for name, path in _modules(package):
                 bad = violations(_read(path), name, forbidden)
+                if bad:
+                    found[name] = bad
+        self.assertEqual({}, found)
+
+    def test_lower_layers_import_only_what_lies_below(self):
+        def above(name, allowed):
+            # "from resobj.db import x" names x as well: x is checked.
+            return name.startswith('resobj.') and name != 'resobj.db' and \
+                not any(name == a or name.startswith(a + '.')
+                        for a in allowed)
+
+        self.assertTrue(above('resobj.db.api.allocation',
+                              BELOW['resobj.search']))
+        self.assertFalse(above('resobj.db.sql.resource_provider',
+                               BELOW['resobj.search']))
+        found = {}
+        for package, allowed in BELOW.items():
+            modules = dict(_modules(package))
+            # Guard against the walk silently finding nothing.
+            self.assertGreater(len(modules), 2, package)
+            for name, path in modules.items():
+                # resobj.exception is everyone's (the search raises
+                # resobj's errors for a request it cannot make).
+                bad = sorted(
+                    imported for imported in imported_names(
+                        _read(path), name)
+                    if above(imported, allowed + ('resobj.exception',))
+                    and not (package == 'resobj.search' and
+                             imported.startswith('resobj.search')))
                 if bad:
                     found[name] = bad
         self.assertEqual({}, found)

@@ -12,7 +12,7 @@ from resobj.db.api import allocation as alloc_db
 from resobj.db.api import consumer as consumer_db
 from resobj.db.api import resource_class as rc_db
 from resobj.db import facade
-from resobj.db import provider_sql
+from resobj.db.sql import resource_provider as provider_sql
 from resobj import exception
 from resobj.tests import fixtures as resobj_fixtures
 from resobj.tests.functional.db import rp_fixtures as fx
@@ -233,7 +233,7 @@ class TestLongLists(db_base.DBTestCase):
 
     Short lists are bound one parameter per item in statements built for
     their length, longer ones as expanding parameters
-    (provider_sql.in_list): both must write the same thing.
+    (sql.resource_provider.in_list): both must write the same thing.
     """
 
     def setUp(self):
@@ -475,7 +475,7 @@ class TestReplaceAllStatements(db_base.DBTestCase):
 class TestNewConsumerClaim(db_base.DBTestCase):
     """A new consumer's claim through replace_all: every outcome.
 
-    On PostgreSQL one statement makes it (allocation_sql.claim_query)
+    On PostgreSQL one statement makes it (sql.allocation.claim_query)
     and leaves every refusal to the general path, which words it; the
     outcomes are those of every backend.
     """
@@ -603,7 +603,7 @@ class TestNewConsumerClaimRace(db_base.DBTestCase):
     """A provider moves while the claim's statement waits for its row.
 
     PostgreSQL only: there the claim is one statement
-    (resobj.db.allocation_sql.claim_query), which reads the provider's
+    (resobj.db.sql.allocation.claim_query), which reads the provider's
     generation, then compare-and-swaps it; another writer can move it
     in between. The general path's race is
     TestReplaceAllocations.test_moved_provider_*, on every backend.

@@ -184,7 +184,7 @@ class TestConcurrentClaims(db_base.DBTestCase):
 
     def test_new_consumers_claim_as_the_api_does(self):
         # replace_all with new consumers: on PostgreSQL each claim is
-        # one statement (allocation_sql.claim_query).
+        # one statement (sql.allocation.claim_query).
         providers, outcomes = self._race(_claim_new, CAPACITY)
         table = consumer_models.Consumer.__table__
         with facade.get_engine().connect() as conn:

@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from resobj.db.api import allocation_candidate as ac_db
 from resobj.db import backends
-from resobj.db import search_strategy
+from resobj.db.sql import search_strategy
 from resobj import exception
 from resobj import objects
 from resobj.objects import allocation_candidate as ac_obj

@@ -22,7 +22,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from resobj.db import facade
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 from resobj import objects
 from resobj.tests.functional.db import rp_fixtures as fx
 from resobj.tests.functional.objects import test_allocation_candidate as base

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from resobj.db import backends
 from resobj.db.backends import sqlite as sqlite_backend
-from resobj.db import search_strategy as strategy
+from resobj.db.sql import search_strategy as strategy
 from resobj.tests import base
 
 

@@ -4,7 +4,7 @@ Plain SQLAlchemy Core statements over the allocation, consumer and
 provider tables: no context, no session, nothing runs here.
 ``resobj.db.api.allocation`` runs them (its docstring says in which
 steps); each is built once per shape (the lengths of the lists it
-binds, see provider_sql.in_list) and cached.
+binds, see sql.resource_provider.in_list) and cached.
 """
 
 import functools
@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql
 from resobj.db.models import allocation as alloc_models
 from resobj.db.models import consumer as consumer_models
 from resobj.db.models import resource_class as rc_models
-from resobj.db import provider_sql as sql
+from resobj.db.sql import resource_provider as sql
 
 ALLOC = alloc_models.Allocation.__table__
 INV = sql.INV
@@ -35,7 +35,7 @@ def snapshot_query(fresh, counts):
     nothing, so their rows need not be looked for: a simpler statement,
     which PostgreSQL plans in a fraction of the time. ``counts``: the
     lengths of the three lists, in that order, or None (see
-    provider_sql.in_list).
+    sql.resource_provider.in_list).
     """
     n_consumers, n_rps, n_rcs = counts or (None, None, None)
 
@@ -121,7 +121,7 @@ def bump_query(count, returning=False):
 
     ``count`` None: the (id, generation) pairs are one expanding
     parameter ``seen``; see :func:`seen_params` and
-    provider_sql.in_list.
+    sql.resource_provider.in_list.
     """
     pair = sa.tuple_(RP.c.id, RP.c.generation)
     if count is None:
@@ -257,7 +257,7 @@ def claim_query(typed):
     steps for it:
 
     * it reads each requested (provider, class) with its inventory,
-      keeping the rows that fit the rule of provider_sql.fits (a new
+      keeping the rows that fit the rule of sql.resource_provider.fits (a new
       consumer holds nothing, so its whole amount must fit);
     * only if every requested row fits, it inserts the consumer at
       generation 1 (:func:`create_consumer_query`: not if it exists);
