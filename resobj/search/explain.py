@@ -32,10 +32,6 @@ from resobj.db.sql import resource_provider as sql
 from resobj.search import request as search_request
 from resobj.search.statements import clauses as cl
 
-# The order the explanation lists a group's filters in (cumulative
-# counts depend on it); the search joins them in any order.
-_ORDER = (cl.IN_TREE, cl.REQUIRED, cl.FORBIDDEN_TRAITS, cl.MEMBER_OF,
-          cl.FORBIDDEN_AGGS, cl.ROOT_REQUIRED, cl.ROOT_FORBIDDEN)
 TREES_STEP = 'trees with providers for the group'
 
 
@@ -92,19 +88,6 @@ def bound(groups, root_required, root_forbidden, names):
                    values)
 
 
-def _filter_name(group, step):
-    if step.kind == cl.IN_TREE:
-        return 'in_tree %s' % group.in_tree
-    if step.kind == cl.REQUIRED:
-        return 'required %s' % ' or '.join(
-            sorted(group.required_traits[step.n]))
-    if step.kind == cl.FORBIDDEN_TRAITS:
-        return 'forbidden %s' % ', '.join(sorted(group.forbidden_traits))
-    if step.kind == cl.MEMBER_OF:
-        return 'member_of %s' % ' or '.join(sorted(group.member_of[step.n]))
-    return 'not member_of %s' % ', '.join(sorted(group.forbidden_aggs))
-
-
 def _filters(i, request):
     """[(step name, condition on RP)] of group ``i``'s provider filters.
 
@@ -117,19 +100,17 @@ def _filters(i, request):
     if search_request.matches_nothing(group):
         steps.append(('required trait or member_of, which a resourceless '
                       'group needs', sa.false()))
+    order = list(cl.GROUP_STEP_NAMES)
     found = sorted(cl.group_steps(i, request.shape[i]),
-                   key=lambda step: _ORDER.index(step.kind))
-    return steps + [(_filter_name(group, step), step.clause)
-                    for step in found]
+                   key=lambda step: order.index(step.kind))
+    return steps + [(cl.GROUP_STEP_NAMES[step.kind](group, step.n),
+                     step.clause) for step in found]
 
 
 def _root_steps(root_required, root_forbidden, request):
     """[(step name, condition on RP)] of root_required, on the root."""
-    names = {cl.ROOT_REQUIRED: 'root_required %s' % ', '.join(
-        sorted(root_required)),
-        cl.ROOT_FORBIDDEN: 'root_required !%s' % ', !'.join(
-            sorted(root_forbidden))}
-    return [(names[step.kind], step.clause) for step in cl.root_steps(
+    return [(cl.ROOT_STEP_NAMES[step.kind](root_required, root_forbidden),
+             step.clause) for step in cl.root_steps(
         sql.RP.c.root_provider_id, request.root_filter)]
 
 

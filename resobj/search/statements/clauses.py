@@ -47,6 +47,36 @@ class Step(typing.NamedTuple):
     clause: typing.Any
 
 
+def _listed(values, joiner):
+    return joiner.join(sorted(values))
+
+
+# How the explanation (resobj.search.explain) names a group's step of
+# each kind from the group's values, in the order it lists them: its
+# counts are cumulative, so the order is part of its answer, while the
+# search joins the steps in any order. A new kind of step is named here,
+# beside its clause.
+GROUP_STEP_NAMES = {
+    IN_TREE: lambda group, n: 'in_tree %s' % group.in_tree,
+    REQUIRED: lambda group, n: 'required %s' % _listed(
+        group.required_traits[n], ' or '),
+    FORBIDDEN_TRAITS: lambda group, n: 'forbidden %s' % _listed(
+        group.forbidden_traits, ', '),
+    MEMBER_OF: lambda group, n: 'member_of %s' % _listed(
+        group.member_of[n], ' or '),
+    FORBIDDEN_AGGS: lambda group, n: 'not member_of %s' % _listed(
+        group.forbidden_aggs, ', '),
+}
+# The same for root_required's steps, from its required and forbidden
+# trait names.
+ROOT_STEP_NAMES = {
+    ROOT_REQUIRED: lambda required, forbidden: 'root_required %s' % _listed(
+        required, ', '),
+    ROOT_FORBIDDEN: lambda required, forbidden: 'root_required !%s' % (
+        _listed(forbidden, ', !')),
+}
+
+
 def root_steps(root_id, root_filter):
     """[Step]: ``root_id`` (a root provider id column) passes root_required.
 

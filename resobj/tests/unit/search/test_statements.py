@@ -10,9 +10,11 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
 
 from resobj.db import backends
+from resobj.db.sql import resource_provider as sql
 from resobj.search import request
 from resobj.search import rows
 from resobj.search.statements import anchors
+from resobj.search.statements import clauses
 from resobj.search.statements import lookups
 from resobj.search.statements import rows as row_statements
 from resobj.search.statements import summaries
@@ -85,3 +87,36 @@ class TestStatements(base.TestCase):
             # are ProviderRows, in the fields' order.
             self.assertEqual(list(summaries.ProviderRow._fields),
                              list(columns), name)
+
+
+class TestStepNames(base.TestCase):
+    """Every kind of step the search filters with has a name in explain.
+
+    A filter added to ``clauses.group_steps`` without its name in
+    ``clauses.GROUP_STEP_NAMES`` would make every explanation of a
+    request using it fail; this says so first.
+    """
+
+    def test_every_group_step_is_named_from_the_groups_values(self):
+        found = request.group(
+            '1', {'VCPU': 1}, required_traits=[{'HW_A', 'HW_B'}],
+            forbidden_traits={'HW_C'}, member_of=[{'agg-a'}],
+            forbidden_aggs={'agg-f'}, in_tree='tree-uuid')
+        (shape,) = request.shape([found])
+        steps = clauses.group_steps(0, shape)
+        self.assertEqual(set(clauses.GROUP_STEP_NAMES),
+                         {step.kind for step in steps})
+        self.assertEqual(
+            ['in_tree tree-uuid', 'required HW_A or HW_B',
+             'forbidden HW_C', 'member_of agg-a', 'not member_of agg-f'],
+            [clauses.GROUP_STEP_NAMES[kind](found, 0)
+             for kind in clauses.GROUP_STEP_NAMES])
+
+    def test_every_root_step_is_named(self):
+        steps = clauses.root_steps(
+            sql.RP.c.root_provider_id, request.RootFilter(True, True))
+        self.assertEqual(
+            ['root_required HW_A, HW_B', 'root_required !HW_C'],
+            [clauses.ROOT_STEP_NAMES[step.kind]({'HW_B', 'HW_A'},
+                                                {'HW_C'})
+             for step in steps])
