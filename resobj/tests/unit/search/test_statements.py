@@ -102,7 +102,7 @@ class TestStepNames(base.TestCase):
             '1', {'VCPU': 1}, required_traits=[{'HW_A', 'HW_B'}],
             forbidden_traits={'HW_C'}, member_of=[{'agg-a'}],
             forbidden_aggs={'agg-f'}, in_tree='tree-uuid')
-        (shape,) = request.shape([found])
+        (shape,) = request.shape([found._replace(rc_amounts={1: 1})])
         steps = clauses.group_steps(0, shape)
         self.assertEqual(set(clauses.GROUP_STEP_NAMES),
                          {step.kind for step in steps})
