@@ -64,7 +64,7 @@ def stream_of(times):
     return out.getvalue()
 
 
-def seed(directory, times_file=TIMES, stestr='stestr'):
+def seed(directory, times_file=TIMES, stestr=(sys.executable, '-m', 'stestr')):
     """Load the recorded durations into ``directory``'s new repository.
 
     Returns True if it did, False if the repository was there already.
@@ -73,7 +73,7 @@ def seed(directory, times_file=TIMES, stestr='stestr'):
         return False
     with open(times_file, encoding='utf-8') as f:
         times = json.load(f)
-    subprocess.run([stestr, 'load', '--force-init', '--subunit'],
+    subprocess.run(list(stestr) + ['load', '--force-init', '--subunit'],
                    input=stream_of(times), cwd=directory, check=True,
                    stdout=subprocess.DEVNULL)
     return True

@@ -18,7 +18,7 @@ from resobj.tests import base
 
 _TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       '..', '..', '..', 'tools')
-_STESTR = os.path.join(os.path.dirname(sys.executable), 'stestr')
+_STESTR = (sys.executable, '-m', 'stestr')
 
 
 def _load_tool():
@@ -43,7 +43,7 @@ class TestTestTimes(base.TestCase):
 
     def test_a_new_repository_holds_the_recorded_durations(self):
         self.assertTrue(self.tool.seed(self.dir, self.times_file, _STESTR))
-        stream = subprocess.run([_STESTR, 'last', '--subunit'],
+        stream = subprocess.run(list(_STESTR) + ['last', '--subunit'],
                                 cwd=self.dir, capture_output=True,
                                 check=True).stdout
         # What stestr schedules by: the durations its repository keeps.
