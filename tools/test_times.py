@@ -1,4 +1,4 @@
-"""Recorded test durations, so that stestr balances its workers on a new checkout.
+"""Recorded test durations: stestr balances its workers on a new checkout.
 
 stestr hands tests to its workers by their durations in its repository
 (``.stestr``) and round robin for tests it has no duration for. A new

@@ -38,9 +38,9 @@ ResourceProviderConcurrentUpdateDetected, rolling its transaction back;
 callers retry that (and deadlocks) with a fresh transaction.
 
 The statements are built once for each length of the lists they bind
-(sql.resource_provider.in_list; a claim's lists are short, and a list longer than
-MAX_SLOTS is an expanding parameter instead): a claim takes little
-database time, and building and cache-keying SQLAlchemy constructs per
+(sql.resource_provider.in_list; a claim's lists are short, and a list
+longer than MAX_SLOTS is an expanding parameter instead): a claim takes
+little database time, and building and cache-keying SQLAlchemy constructs per
 call, or rendering expanding parameters into the SQL on every
 execution, cost as much. They run on the transaction's Core
 connection, not through an ORM session.

@@ -332,9 +332,9 @@ def _per_provider(i, group_shape, width, clauses, keep_max_unit):
                         row['max_unit_%d' % n], row['step_size_%d' % n],
                         row['usable_%d' % n])
         rooms.append(room)
-        # SQLite's CAST truncates, which is floor (sql.resource_provider.capacity)
-        # for the positive capacity of a provider with room. No function
-        # call per value.
+        # SQLite's CAST truncates, which is floor
+        # (sql.resource_provider.capacity) for the positive capacity of a
+        # provider with room. No function call per value.
         columns += [
             sa.case((room, sa.cast(row['usable_%d' % n], sa.BigInteger))
                     ).label('capacity_%d' % n),

@@ -3,12 +3,13 @@
 A test class derived from :class:`DBTestCase` runs each test once per
 backend (scenarios ``sqlite``, ``postgresql``, ``mysql``), each on an
 empty schema (on PostgreSQL and MySQL built once per test database and
-emptied after each test). PostgreSQL and MySQL use oslo.db's opportunistic provisioning with
-the ``openstack_citest`` account (``tools/test-setup.sh``); when a server
-is missing, or refuses that account, those tests are skipped with the
-reason (``resobj.tests.backends`` decides once per backend), unless
-``RESOBJ_TEST_REQUIRE_BACKENDS`` is set, which turns every such skip into a
-failure (CI sets it).
+emptied after each test). PostgreSQL and MySQL use oslo.db's
+opportunistic provisioning with the ``openstack_citest`` account
+(``tools/test-setup.sh``); when a server is missing, or refuses that
+account, those tests are skipped with the reason
+(``resobj.tests.backends`` decides once per backend), unless
+``RESOBJ_TEST_REQUIRE_BACKENDS`` is set, which turns every such skip into
+a failure (CI sets it).
 
 PostgreSQL runs on psycopg (3), the driver resobj recommends, unless
 ``OS_TEST_DBAPI_ADMIN_CONNECTION`` names other URLs (set in
