@@ -85,7 +85,7 @@ def main(argv=None):
     sub.add_parser('seed', help='load the durations into a new repository')
     record = sub.add_parser('record', help='write the durations of the '
                             'subunit v2 stream on stdin')
-    record.add_argument('--min-seconds', type=float, default=0.5)
+    record.add_argument('--min-seconds', type=float, default=0.2)
     args = p.parse_args(argv)
     if args.command == 'seed':
         if seed(os.getcwd()):

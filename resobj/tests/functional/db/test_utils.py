@@ -41,9 +41,9 @@ def _compile(context, statement=None):
 
 
 @facade.reader
-def _run(context):
+def _run(context, ids):
     result = utils.execute(context, _statement(),
-                           {'name': 'x', 'ids': [1, 2, 3]})
+                           {'name': 'x', 'ids': list(ids) + [max(ids) + 1]})
     return [tuple(row) for row in result], result.context.cache_hit
 
 
@@ -56,11 +56,11 @@ class TestCompileIntoCache(db_base.DBTestCase):
 
     def test_the_next_run_finds_it_compiled(self):
         self.engine.clear_compiled_cache()
-        rows, hit = _run(self.context)
+        rows, hit = _run(self.context, self.ids)
         self.assertEqual(self.engine.dialect.CACHE_MISS, hit)
         self.engine.clear_compiled_cache()
         self.assertTrue(_compile(self.context))
-        again, hit = _run(self.context)
+        again, hit = _run(self.context, self.ids)
         self.assertEqual(self.engine.dialect.CACHE_HIT, hit)
         # Rows described by the run's own cursor, by name.
         self.assertEqual(rows, again)
