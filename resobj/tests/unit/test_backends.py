@@ -8,7 +8,6 @@ machine's run.
 """
 
 import ast
-import importlib.util
 import io
 import os
 import socket
@@ -20,22 +19,12 @@ import subunit
 from resobj.tests import backends
 from resobj.tests import base
 
-_TOOLS = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'tools')
-
 
 def _closed_port():
     # Bound then closed: nothing listens there, connections are refused.
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
-
-
-def _load_checker():
-    spec = importlib.util.spec_from_file_location(
-        'check_test_results', os.path.join(_TOOLS, 'check_test_results.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class TestProbes(base.TestCase):
@@ -134,7 +123,7 @@ class TestCheckTestResults(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.checker = _load_checker()
+        self.checker = base.load_tool('check_test_results')
         # It prints its summary; keep the test's output clean.
         self.useFixture(fixtures.MonkeyPatch('sys.stdout', io.StringIO()))
 

@@ -5,7 +5,6 @@ repository; on a new checkout ``tox -e py3`` loads the recorded ones
 first (tox.ini), so that the first run is balanced too.
 """
 
-import importlib.util
 import io
 import json
 import os
@@ -16,24 +15,14 @@ import fixtures
 
 from resobj.tests import base
 
-_TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                      '..', '..', '..', 'tools')
 _STESTR = (sys.executable, '-m', 'stestr')
-
-
-def _load_tool():
-    spec = importlib.util.spec_from_file_location(
-        'test_times', os.path.join(_TOOLS, 'test_times.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class TestTestTimes(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.tool = _load_tool()
+        self.tool = base.load_tool('test_times')
         self.dir = self.useFixture(fixtures.TempDir()).path
         self.times = {'pkg.tests.TestA.test_long': 61.5,
                       'pkg.tests.TestB.test_short(postgresql)': 0.7}
@@ -58,9 +47,9 @@ class TestTestTimes(base.TestCase):
 
     def test_the_recorded_durations_are_of_this_suite(self):
         # Durations of moved or renamed tests balance nothing.
-        with open(os.path.join(_TOOLS, 'test_times.json')) as f:
+        with open(os.path.join(base.TOOLS, 'test_times.json')) as f:
             recorded = json.load(f)
-        root = os.path.join(_TOOLS, '..')
+        root = os.path.join(base.TOOLS, '..')
 
         def module_exists(test_id):
             parts = test_id.split('(')[0].split('.')
