@@ -3,8 +3,8 @@
 stestr hands tests to its workers by their durations in its repository
 (``.stestr``) and round robin for tests it has no duration for. A new
 checkout has no repository: the round robin left one of the two workers
-of ``tox -e py3`` running three minutes after the other had finished,
-because the few tests of a minute or more fell where they fell.
+of ``tox -e py3`` running long after the other had finished, because the
+few tests of a minute or more fell where they fell.
 
     python tools/test_times.py seed      # before "stestr run" (tox.ini)
     stestr last --subunit | python tools/test_times.py record
